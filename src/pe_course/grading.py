@@ -1,0 +1,262 @@
+"""Grade one submitted notebook with the hidden graders: where a score comes from.
+
+``grade_notebook`` starts the submission's code in the sandboxed worker, runs every check of every
+graded function found in the notebook against it, and returns a :class:`NotebookResult`: per test
+cell ``test_<function>`` the score (sum of passed checks' points), status, check messages and
+diagnosed misconceptions. ``NotebookResult.to_record()`` is the ``.grading.json`` record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import sys
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .checks import Check, CheckFailed, Grader, Misconception, diagnose
+from .notebook import test_cell_ids, worker_cells
+from .sandbox import Sandbox
+from .student import StudentProcess
+
+RECORD_VERSION = 1
+
+
+# --------------------------------------------------------------------------------------------
+# The grader suite (graders/)
+# --------------------------------------------------------------------------------------------
+@dataclass
+class GraderSuite:
+    checks: dict[str, list[Check]]  # function -> its checks, in declaration order
+    misconceptions: dict[str, list[Misconception]]  # function -> catalogue entries
+    notebooks: dict[str, list[str]]  # notebook id -> graded functions, in order
+    path: Path
+
+    def functions_for(self, notebook_id: str, nb: Any | None = None) -> list[str]:
+        """Graded functions of a notebook; by its test cells when the file name is unknown."""
+        if notebook_id in self.notebooks:
+            return self.notebooks[notebook_id]
+        if nb is not None:
+            ids = [gid[len("test_"):] for gid in test_cell_ids(nb) if gid.startswith("test_")]
+            return [fn for fn in ids if fn in self.checks]
+        return []
+
+    def max_score(self, function: str) -> float:
+        return round(sum(c.points for c in self.checks[function]), 6)
+
+
+_SUITES: dict[str, GraderSuite] = {}
+
+
+def load_suite(graders_dir: Path) -> GraderSuite:
+    """Import ``graders/`` (trusted instructor code) once per process."""
+    graders_dir = Path(graders_dir).resolve()
+    if str(graders_dir) in _SUITES:
+        return _SUITES[str(graders_dir)]
+    pkg_name = "_pe_graders_" + hashlib.sha1(str(graders_dir).encode()).hexdigest()[:10]
+    spec = importlib.util.spec_from_file_location(
+        pkg_name, graders_dir / "__init__.py", submodule_search_locations=[str(graders_dir)]
+    )
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(f"no grader package at {graders_dir}")
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[pkg_name] = package
+    spec.loader.exec_module(package)
+
+    checks: dict[str, list[Check]] = {}
+    misconceptions: dict[str, list[Misconception]] = {}
+    notebooks: dict[str, list[str]] = {}
+    for path in sorted(graders_dir.glob("checks_*.py")) + [graders_dir / "misconceptions.py"]:
+        if not path.exists():
+            continue
+        module = importlib.import_module(f"{pkg_name}.{path.stem}")
+        for obj in vars(module).values():
+            if isinstance(getattr(obj, "__pe_check__", None), Check):
+                c = obj.__pe_check__
+                checks.setdefault(c.function, []).append(c)
+                notebook = getattr(module, "NOTEBOOK", None)
+                if notebook and c.function not in notebooks.setdefault(notebook, []):
+                    notebooks[notebook].append(c.function)
+            if isinstance(getattr(obj, "__pe_misconception__", None), Misconception):
+                m = obj.__pe_misconception__
+                misconceptions.setdefault(m.function, []).append(m)
+    for found in checks.values():
+        found.sort(key=lambda c: c.run.__code__.co_firstlineno)
+    suite = GraderSuite(checks, misconceptions, notebooks, graders_dir)
+    _SUITES[str(graders_dir)] = suite
+    return suite
+
+
+# --------------------------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------------------------
+@dataclass
+class CheckResult:
+    name: str
+    title: str
+    passed: bool
+    points: float  # earned
+    max_points: float
+    message: str = ""
+
+
+@dataclass
+class CellResult:
+    grade_id: str
+    function: str
+    score: float
+    max_score: float
+    status: str  # ok | timeout | crashed | missing-function | error
+    checks: list[CheckResult] = field(default_factory=list)
+    misconceptions: list[dict[str, str]] = field(default_factory=list)  # {id, hint}
+
+    def feedback_markdown(self) -> str:
+        lines = [f"**Penilaian otomatis `{self.function}`: {_fmt(self.score)} / {_fmt(self.max_score)} poin**",
+                 ""]
+        intro = STATUS_TEXT.get(self.status)
+        if intro:
+            lines += [intro, ""]
+        for c in self.checks:
+            mark = "✅" if c.passed else "❌"
+            line = f"- {mark} **{c.title}** (`{c.name}`, {_fmt(c.points)}/{_fmt(c.max_points)})"
+            if not c.passed and c.message:
+                line += f": {c.message}"
+            lines.append(line)
+        for m in self.misconceptions:
+            lines += ["", f"💡 **Kemungkinan miskonsepsi `{m['id']}`:** {m['hint']}"]
+        return "\n".join(lines)
+
+    def feedback_text(self) -> str:
+        text = self.feedback_markdown().replace("**", "").replace("`", "")
+        return text.replace("✅", "[lolos]").replace("❌", "[gagal]").replace("💡 ", "")
+
+
+STATUS_TEXT = {
+    "missing-function": "Fungsi ini tidak ditemukan di notebook yang dikumpulkan.",
+    "timeout": "Fungsi ini melewati batas waktu pada sebagian pemanggilan.",
+    "crashed": "Proses berhenti saat fungsi ini dijalankan.",
+    "error": "Fungsi ini melempar error pada setiap pemanggilan.",
+}
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+@dataclass
+class NotebookResult:
+    notebook: str
+    cells: list[CellResult]
+    isolation: str
+    cell_errors: list[dict] = field(default_factory=list)
+    timed_out_cells: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> float:
+        return round(sum(c.score for c in self.cells), 6)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(c.max_score for c in self.cells), 6)
+
+    def cell(self, grade_id: str) -> CellResult | None:
+        return next((c for c in self.cells if c.grade_id == grade_id), None)
+
+    def to_record(self, student: str | None = None, assignment: str | None = None) -> dict[str, Any]:
+        return {
+            "version": RECORD_VERSION,
+            "student": student,
+            "assignment": assignment,
+            "notebook": self.notebook,
+            "score": self.score,
+            "max_score": self.max_score,
+            "isolation": self.isolation,
+            "seconds": round(self.seconds, 3),
+            "notes": self.notes,
+            "cell_errors": self.cell_errors,
+            "timed_out_cells": self.timed_out_cells,
+            "cells": [
+                {
+                    "grade_id": c.grade_id,
+                    "function": c.function,
+                    "score": c.score,
+                    "max_score": c.max_score,
+                    "status": c.status,
+                    "checks": [asdict(k) for k in c.checks],
+                    "misconceptions": [m["id"] for m in c.misconceptions],
+                }
+                for c in self.cells
+            ],
+        }
+
+
+# --------------------------------------------------------------------------------------------
+# Grading
+# --------------------------------------------------------------------------------------------
+def grade_notebook(nb: Any, notebook_id: str, suite: GraderSuite, reference: dict[str, Any],
+                   sandbox: Sandbox | None = None, notes: list[str] | None = None) -> NotebookResult:
+    """Grade every graded function of ``nb`` (a notebook dict) with the hidden graders."""
+    started = time.monotonic()
+    sandbox = sandbox or Sandbox()
+    functions = suite.functions_for(notebook_id, nb)
+    result = NotebookResult(notebook_id, [], sandbox.isolation, notes=list(notes or []))
+    if not functions:
+        result.notes.append("Tidak ada fungsi yang dinilai untuk notebook ini (nama berkas tidak dikenal?).")
+        return result
+    with StudentProcess(worker_cells(nb), functions, sandbox) as student:
+        result.cell_errors = student.report.cell_errors
+        result.timed_out_cells = student.report.timed_out_cells
+        deadline = started + sandbox.limits.notebook_timeout
+        for fn in functions:
+            result.cells.append(_grade_function(fn, suite, reference, student, deadline))
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _grade_function(fn: str, suite: GraderSuite, reference: dict[str, Any], student: StudentProcess,
+                    deadline: float) -> CellResult:
+    cell = CellResult(f"test_{fn}", fn, 0.0, suite.max_score(fn), "ok")
+    grader = Grader(student, reference)
+    if student.status(fn) in ("missing", "not-callable"):
+        cell.status = "missing-function"
+    internal_error = False
+    for chk in suite.checks[fn]:
+        if cell.status == "missing-function":
+            message = (f"Fungsi `{fn}` tidak ditemukan di notebook." if student.status(fn) == "missing"
+                       else f"`{fn}` ada di notebook, tetapi bukan fungsi.")
+            cell.checks.append(CheckResult(chk.name, chk.title, False, 0.0, chk.points, message))
+            continue
+        if time.monotonic() > deadline:
+            cell.checks.append(CheckResult(chk.name, chk.title, False, 0.0, chk.points,
+                                           "Waktu penilaian untuk notebook ini habis."))
+            continue
+        try:
+            chk.run(grader)
+        except CheckFailed as exc:
+            cell.checks.append(CheckResult(chk.name, chk.title, False, 0.0, chk.points, str(exc)))
+        except Exception:  # noqa: BLE001 (a grader bug must never award points)
+            internal_error = True
+            detail = traceback.format_exc(limit=3).strip().splitlines()[-1]
+            cell.checks.append(CheckResult(chk.name, chk.title, False, 0.0, chk.points,
+                                           f"Kesalahan internal penilai ({detail}); hubungi pengajar."))
+        else:
+            cell.checks.append(CheckResult(chk.name, chk.title, True, chk.points, chk.points))
+    cell.score = round(sum(c.points for c in cell.checks), 6)
+    kinds = {rec.outcome.kind for rec in grader.log if rec.fn == fn}
+    if cell.status == "ok":
+        if "timeout" in kinds or student.status(fn) == "timeout":
+            cell.status = "timeout"
+        elif "crashed" in kinds or student.status(fn) == "crashed":
+            cell.status = "crashed"
+        elif internal_error or (kinds and kinds <= {"raised"}):
+            cell.status = "error"
+    if cell.score < cell.max_score:
+        found = diagnose(grader.log, suite.misconceptions.get(fn, []), reference)
+        cell.misconceptions = [{"id": m.id, "hint": m.hint} for m in found]
+    return cell

@@ -1,0 +1,275 @@
+"""Grader-side handle on a submission's code running in the sandboxed worker.
+
+``StudentProcess(cells, functions).call("embed", ids, tok, pos)`` returns an :class:`Outcome`:
+a decoded plain value, the name of the exception the student's code raised, or a time-out /
+crash / missing function. Nothing the worker sends is trusted: messages are size-limited,
+decoded strictly (``codec.decode_untrusted``) and never executed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import codec
+from .sandbox import Sandbox, SandboxedProcess
+
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+MAX_RESTARTS = 4
+_HERE = Path(__file__).parent
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened when the grader called one student function."""
+
+    kind: str  # value | raised | timeout | crashed | missing | invalid
+    value: Any = None
+    error: str = ""  # exception class name (kind == raised), untrusted text
+    message: str = ""  # untrusted text, already shortened
+
+    @property
+    def ok(self) -> bool:
+        return self.kind == "value"
+
+
+@dataclass
+class LoadReport:
+    """What happened while the worker executed the submission's cells."""
+
+    functions: dict[str, str] = field(default_factory=dict)  # name -> ok | missing | not-callable
+    cell_errors: list[dict] = field(default_factory=list)  # {index, error, message, line}
+    timed_out_cells: list[int] = field(default_factory=list)
+    crashed: bool = False
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Crashed(Exception):
+    pass
+
+
+class StudentProcess:
+    """Runs ``cells`` (plain code strings, in order) in a sandboxed worker and answers calls."""
+
+    def __init__(self, cells: list[str], functions: list[str], sandbox: Sandbox | None = None) -> None:
+        self.cells = list(cells)
+        self.functions = list(functions)
+        self.sandbox = sandbox or Sandbox()
+        self.report = LoadReport()
+        self._skip: set[int] = set()
+        self._bad_functions: dict[str, str] = {}  # fn -> timeout | crashed
+        self._proc: SandboxedProcess | None = None
+        self._buf = bytearray()
+        self._next_id = 0
+        self._restarts = 0
+        self._scratch_cm = None
+        self._scratch: Path | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def __enter__(self) -> StudentProcess:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def start(self) -> LoadReport:
+        self._scratch_cm = self.sandbox.scratch()
+        self._scratch = self._scratch_cm.__enter__()
+        self._load()
+        return self.report
+
+    def close(self) -> None:
+        self._stop()
+        if self._scratch_cm is not None:
+            self._scratch_cm.__exit__(None, None, None)
+            self._scratch_cm = None
+
+    def _stop(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc = None
+        self._buf.clear()
+
+    def _spawn(self) -> None:
+        assert self._scratch is not None
+        for name in ("worker.py", "codec.py"):
+            shutil.copy(_HERE / name, self._scratch / name)
+        argv = [sys.executable, "-E", "-s", "-B", self.sandbox.inside(self._scratch, "worker.py")]
+        self._proc = self.sandbox.start(
+            argv, self._scratch, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        fd = self._proc.proc.stdin.fileno()
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+
+    def _load(self) -> None:
+        """(Re)start the worker and execute the cells, skipping cells that hung before."""
+        limits = self.sandbox.limits
+        while True:
+            self._stop()
+            self._spawn()
+            cells = [{"index": i, "source": src} for i, src in enumerate(self.cells) if i not in self._skip]
+            deadline = time.monotonic() + limits.load_timeout
+            current = None
+            try:
+                self._send({"op": "load", "cells": cells, "functions": self.functions}, deadline)
+                while True:
+                    message = self._receive(min(deadline, time.monotonic() + limits.call_timeout))
+                    if message.get("event") == "cell":
+                        current = message.get("index")
+                        continue
+                    if message.get("event") == "loaded":
+                        self._accept_load(message)
+                        return
+                    raise _Crashed("unexpected message")
+            except _Timeout:
+                if isinstance(current, int) and current not in self._skip and len(self._skip) < len(self.cells):
+                    self._skip.add(current)
+                    self.report.timed_out_cells.append(current)
+                    continue  # run the submission again without the cell that hung
+                self._fail_load()
+                return
+            except _Crashed:
+                if isinstance(current, int) and current not in self._skip and len(self._skip) < len(self.cells):
+                    self._skip.add(current)  # the cell killed the worker (os._exit, segfault, memory)
+                    self.report.cell_errors.append(
+                        {"index": current, "error": "ProsesBerhenti", "message": "sel menghentikan proses", "line": None}
+                    )
+                    continue
+                self._fail_load()
+                return
+
+    def _accept_load(self, message: dict) -> None:
+        functions = message.get("functions")
+        errors = message.get("errors")
+        if not isinstance(functions, dict) or not isinstance(errors, list):
+            raise _Crashed("bad load report")
+        self.report.functions = {
+            name: functions.get(name) if functions.get(name) in ("ok", "missing", "not-callable") else "missing"
+            for name in self.functions
+        }
+        clean = []
+        for err in errors[:200]:
+            if isinstance(err, dict):
+                clean.append({
+                    "index": err.get("index") if isinstance(err.get("index"), int) else None,
+                    "error": str(err.get("error", ""))[:80],
+                    "message": str(err.get("message", ""))[:600],
+                    "line": err.get("line") if isinstance(err.get("line"), int) else None,
+                })
+        self.report.cell_errors.extend(clean)
+
+    def _fail_load(self) -> None:
+        self._stop()
+        self.report.crashed = True
+        self.report.functions = {name: "missing" for name in self.functions}
+
+    # -- calls -------------------------------------------------------------------------------
+    def status(self, fn: str) -> str:
+        """ok | missing | not-callable | timeout | crashed for a function of the submission."""
+        return self._bad_functions.get(fn) or self.report.functions.get(fn, "missing")
+
+    def call(self, fn: str, *args: Any, **kwargs: Any) -> Outcome:
+        status = self.status(fn)
+        if status == "timeout":
+            return Outcome("timeout", message="fungsi melewati batas waktu pada pemanggilan sebelumnya")
+        if status == "crashed":
+            return Outcome("crashed", message="fungsi menghentikan proses pada pemanggilan sebelumnya")
+        if status != "ok":
+            return Outcome("missing", message=status)
+        if self._proc is None:
+            if self._restarts >= MAX_RESTARTS:
+                return Outcome("crashed", message="proses siswa terlalu sering berhenti")
+            self._restarts += 1
+            self._load()
+            if self.status(fn) != "ok":
+                return Outcome("crashed", message="proses siswa tidak dapat dijalankan ulang")
+        self._next_id += 1
+        request = {"op": "call", "id": self._next_id, "fn": fn,
+                   "args": codec.encode(list(args)), "kwargs": {k: codec.encode(v) for k, v in kwargs.items()}}
+        deadline = time.monotonic() + self.sandbox.limits.call_timeout
+        try:
+            self._send(request, deadline)
+            message = self._receive(deadline)
+        except _Timeout:
+            self._stop()
+            self._bad_functions[fn] = "timeout"
+            return Outcome("timeout", message=f"tidak selesai dalam {self.sandbox.limits.call_timeout:g} detik")
+        except _Crashed as exc:
+            self._stop()
+            self._bad_functions[fn] = "crashed"
+            return Outcome("crashed", message=str(exc))
+        return self._outcome(message)
+
+    def _outcome(self, message: dict) -> Outcome:
+        if message.get("event") != "result" or message.get("id") != self._next_id:
+            self._stop()
+            return Outcome("invalid", message="balasan tidak sesuai protokol")
+        if message.get("ok") is True:
+            try:
+                return Outcome("value", value=codec.decode_untrusted(message.get("value")))
+            except codec.DecodeError as exc:
+                return Outcome("invalid", message=str(exc))
+        error = str(message.get("error", "Exception"))[:80]
+        text = str(message.get("message", ""))[:600]
+        if error == "__unsupported__":
+            return Outcome("invalid", message=text)
+        return Outcome("raised", error=error, message=text)
+
+    # -- wire --------------------------------------------------------------------------------
+    def _send(self, message: dict, deadline: float) -> None:
+        assert self._proc is not None
+        data = memoryview((codec.dumps(message) + "\n").encode())
+        fd = self._proc.proc.stdin.fileno()
+        while data:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Timeout
+            _, writable, _ = select.select([], [fd], [], remaining)
+            if not writable:
+                raise _Timeout
+            try:
+                written = os.write(fd, data)
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError) as exc:
+                raise _Crashed("proses siswa berhenti") from exc
+            data = data[written:]
+
+    def _receive(self, deadline: float) -> dict:
+        assert self._proc is not None
+        fd = self._proc.proc.stdout.fileno()
+        while b"\n" not in self._buf:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Timeout
+            readable, _, _ = select.select([fd], [], [], remaining)
+            if not readable:
+                raise _Timeout
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                raise _Crashed("proses siswa berhenti")
+            self._buf += chunk
+            if len(self._buf) > MAX_MESSAGE_BYTES:
+                raise _Crashed("keluaran terlalu besar")
+        line, _, rest = bytes(self._buf).partition(b"\n")
+        self._buf = bytearray(rest)
+        try:
+            message = codec.loads_untrusted(line)
+        except codec.DecodeError as exc:
+            raise _Crashed(str(exc)) from exc
+        if not isinstance(message, dict):
+            raise _Crashed("pesan bukan objek")
+        return message
+
