@@ -6,13 +6,14 @@ Autograding runs every submission inside the sandbox and scores the ``test_<func
 with the hidden graders in ``graders/`` (see ``pe_course.nbgrader_plugins``).
 """
 
+import os
+
 from pe_course import nbgrader_plugins
 
 c = get_config()  # noqa: F821  (provided by traitlets when nbgrader loads this file)
 
 c.CourseDirectory.course_id = "pe-course"
-c.CourseDirectory.root = "."
-c.CourseDirectory.db_assignments = [{"name": "positional-encoding"}]
+c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 
 # Student-facing stubs are in Bahasa Indonesia.
 c.ClearSolutions.code_stub = {"python": "# KODE ANDA DI SINI\nraise NotImplementedError()"}
@@ -20,8 +21,12 @@ c.ClearSolutions.text_stub = "JAWABAN ANDA DI SINI"
 
 # Hostile or careless edits: restore deleted test cells, repair metadata nbgrader would abort on.
 c.OverwriteCells.add_missing_cells = True
+c.Autograde.exporter_class = "pe_course.nbgrader_plugins.TolerantNotebookExporter"
 c.Autograde.sanitize_preprocessors = nbgrader_plugins.SANITIZE_PREPROCESSORS
 c.Autograde.autograde_preprocessors = nbgrader_plugins.AUTOGRADE_PREPROCESSORS
+c.GenerateFeedback.preprocessors = nbgrader_plugins.FEEDBACK_PREPROCESSORS
 
-# Wall-clock limit per cell for the sandboxed notebook run (seconds).
+# Wall-clock limits (seconds): per cell and per notebook for the sandboxed run, per notebook for grading.
 c.Execute.timeout = 30
+c.SandboxedExecute.notebook_timeout = 300
+c.ScoreWithGraders.notebook_timeout = 300

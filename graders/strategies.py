@@ -68,3 +68,137 @@ def rows_with_even_dim(draw, max_rows: int = 8, elements=FLOATS):
 
 angles = st.floats(-20, 20, allow_nan=False, allow_infinity=False)
 shifts = st.integers(-60, 60)
+
+
+# -- 02_sinusoidal ------------------------------------------------------------------------------
+@st.composite
+def frequencies_inputs(draw):
+    """(d_model, base) with even d_model (odd d_model is not part of the API of frequencies)."""
+    return draw(st.integers(1, 32).map(lambda n: 2 * n)), draw(bases)
+
+
+# -- 03_rotation --------------------------------------------------------------------------------
+def rotation_angles():
+    """A single angle theta in [-20, 20]."""
+    return angles
+
+
+def angle_pairs():
+    """(a, theta): a (sin a, cos a) pair's angle and the rotation angle."""
+    return st.tuples(angles, angles)
+
+
+@st.composite
+def shift_inputs(draw):
+    """(pe, k, base): arbitrary rows (d,) or (T, d) with even d, an integer shift (may be negative)."""
+    d = draw(even_dims)
+    if draw(st.booleans()):
+        pe = draw(hnp.arrays(np.float64, (d,), elements=FLOATS))
+    else:
+        pe = draw(matrix(draw(st.integers(1, 6)), d))
+    return pe, draw(shifts), draw(bases)
+
+
+@st.composite
+def pe_shift_inputs(draw):
+    """(d_model, base, start, count, k, single): rows start..start+count-1 of a PE table shifted by k >= -start."""
+    d = draw(st.integers(1, 12).map(lambda n: 2 * n))
+    start = draw(st.integers(0, 40))
+    return d, draw(bases), start, draw(st.integers(1, 6)), draw(st.integers(-start, 60)), draw(st.booleans())
+
+
+positions_values = st.one_of(
+    st.integers(-50, 200),
+    st.floats(-50, 200, allow_nan=False, allow_infinity=False, width=64),
+)
+
+
+@st.composite
+def rope_inputs(draw):
+    """(x, positions, base): x (T, d) with even d; positions None, a list or an array of length T."""
+    x = draw(rows_with_even_dim(max_rows=6))
+    t = x.shape[0]
+    kind = draw(st.sampled_from(["none", "list", "array"]))
+    if kind == "none":
+        positions = None
+    elif kind == "list":
+        positions = draw(st.lists(st.integers(-50, 200), min_size=t, max_size=t))
+    else:
+        positions = np.asarray(draw(st.lists(positions_values, min_size=t, max_size=t)), dtype=np.float64)
+    return x, positions, draw(bases)
+
+
+SMALL = st.floats(-3, 3, allow_nan=False, allow_infinity=False, width=64)
+
+
+@st.composite
+def rope_relative_inputs(draw):
+    """(q, k, pos_q, pos_k, c, base): same even d, integer positions and a common shift c."""
+    d = draw(even_dims)
+    tq, tk = draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    q, k = draw(matrix(tq, d, SMALL)), draw(matrix(tk, d, SMALL))
+    pos_q = np.asarray(draw(st.lists(st.integers(-30, 30), min_size=tq, max_size=tq)), dtype=np.float64)
+    pos_k = np.asarray(draw(st.lists(st.integers(-30, 30), min_size=tk, max_size=tk)), dtype=np.float64)
+    return q, k, pos_q, pos_k, draw(st.integers(-100, 100)), draw(bases)
+
+
+@st.composite
+def rope_scores_inputs(draw):
+    """(q, k, base): q (Tq, d) and k (Tk, d) with the same even d."""
+    d = draw(even_dims)
+    q = draw(matrix(draw(st.integers(1, 6)), d, SMALL))
+    k = draw(matrix(draw(st.integers(1, 6)), d, SMALL))
+    return q, k, draw(bases)
+
+
+@st.composite
+def tiled_rope_inputs(draw):
+    """(v, w, Tq, Tk, base): one query vector and one key vector repeated at every position."""
+    d = draw(even_dims)
+    v = draw(hnp.arrays(np.float64, (d,), elements=SMALL))
+    w = draw(hnp.arrays(np.float64, (d,), elements=SMALL))
+    return v, w, draw(st.integers(2, 10)), draw(st.integers(2, 10)), draw(bases)
+
+
+# -- 04_similarity ------------------------------------------------------------------------------
+@st.composite
+def similarity_inputs(draw):
+    """(pe, pos): pe (L, d) whose rows all have norm >= 0.5, and a valid row index."""
+    pe = draw(matrix(draw(st.integers(1, 10)), draw(st.integers(1, 8))))
+    small = np.linalg.norm(pe, axis=1) < 0.5
+    pe[small] += 1.0
+    return pe, draw(st.integers(0, pe.shape[0] - 1))
+
+
+offset_scalars = st.one_of(st.integers(-60, 60), st.floats(-40, 40, allow_nan=False, allow_infinity=False))
+
+
+@st.composite
+def offset_inputs(draw):
+    """(offset, d_model, base): offset a Python int/float, a 1-D or a 2-D array."""
+    kind = draw(st.sampled_from(["int", "float", "1d", "2d"]))
+    if kind == "int":
+        offset = draw(st.integers(-60, 60))
+    elif kind == "float":
+        offset = draw(st.floats(-40, 40, allow_nan=False, allow_infinity=False))
+    else:
+        shape = (draw(st.integers(1, 6)),) if kind == "1d" else (draw(st.integers(1, 4)), draw(st.integers(1, 4)))
+        offset = draw(hnp.arrays(np.int64, shape, elements=st.integers(-60, 60)))
+    return offset, draw(even_dims), draw(bases)
+
+
+ATTENTION_FLOATS = st.floats(-5, 5, allow_nan=False, allow_infinity=False, width=64)
+
+
+def attention_inputs():
+    """x of shape (T, d) with 1 <= T <= 8, 1 <= d <= 6 and moderate values (scores stay < 100)."""
+    return st.integers(1, 8).flatmap(
+        lambda t: st.integers(1, 6).flatmap(lambda d: matrix(t, d, ATTENTION_FLOATS))
+    )
+
+
+@st.composite
+def attention_permutation_inputs(draw):
+    """(x, perm): x (T, d) with T >= 2 and a permutation of its rows."""
+    x = draw(matrix(draw(st.integers(2, 8)), draw(st.integers(1, 6)), ATTENTION_FLOATS))
+    return x, np.asarray(draw(st.permutations(range(x.shape[0]))), dtype=np.int64)

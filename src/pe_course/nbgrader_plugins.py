@@ -1,0 +1,360 @@
+"""nbgrader plug-ins: plain ``nbgrader autograde`` runs submissions in the sandbox and scores the
+``test_<function>`` cells with the hidden graders.
+
+Configured in ``nbgrader_config.py``::
+
+    c.Autograde.exporter_class = "pe_course.nbgrader_plugins.TolerantNotebookExporter"
+    c.Autograde.sanitize_preprocessors = nbgrader_plugins.SANITIZE_PREPROCESSORS
+    c.Autograde.autograde_preprocessors = nbgrader_plugins.AUTOGRADE_PREPROCESSORS
+
+Sanitize: unreadable notebooks are replaced by the released stub (scored 0, original kept in
+``submitted/``), broken nbgrader metadata is repaired from the gradebook instead of aborting the
+run, deleted test cells are restored.  Autograde: :class:`SandboxedExecute` runs the notebook
+(nbclient and kernel together) in the sandbox — the student's kernel never sees the gradebook,
+the course files or site-packages — and :class:`ScoreWithGraders` replaces each test cell's
+outputs with the graders' score (an ``execute_result``) and feedback (markdown, never stderr).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbconvert.exporters import NotebookExporter
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.nbgraderformat import MetadataValidator, SchemaTooNewError, SchemaTooOldError, ValidationError
+from nbgrader.preprocessors import (
+    AssignLatePenalties,
+    CheckCellMetadata,
+    ClearHiddenTests,
+    ClearOutput,
+    DeduplicateIds,
+    Execute,
+    GetGrades,
+    IgnorePattern,
+    LimitOutput,
+    NbGraderPreprocessor,
+    OverwriteCells,
+    OverwriteKernelspec,
+    SaveAutoGrades,
+)
+from nbgrader.utils import is_grade, is_locked, is_solution
+from traitlets import Float, Unicode
+
+from .grading import CellResult, NotebookResult, grade_notebook, load_suite
+from .notebook import grade_id, is_test_cell, load_reference
+from .sandbox import Limits, Sandbox
+
+NOTES_KEY = "pe_course"
+PENDING = "Sel tes ini belum dinilai oleh grader tersembunyi."
+SAFE_MIME = ("text/plain", "image/png", "image/jpeg")
+MAX_RESULT_BYTES = 64 * 1024 * 1024
+
+
+def _add_note(nb: Any, note: str) -> None:
+    nb.metadata.setdefault(NOTES_KEY, {}).setdefault("notes", []).append(note)
+
+
+def _notes(nb: Any) -> list[str]:
+    return list(nb.metadata.get(NOTES_KEY, {}).get("notes", []))
+
+
+# --------------------------------------------------------------------------------------------
+# Sanitize
+# --------------------------------------------------------------------------------------------
+def read_submission(filename) -> Any:
+    """Read a submitted notebook, repairing what nbformat can repair; raise if it is not a notebook."""
+    with open(filename, encoding="utf-8") as f:
+        nb = nbformat.read(f, as_version=4)
+    try:
+        nbformat.validate(nb)
+    except nbformat.ValidationError:
+        _, repaired = nbformat.validator.normalize(nb, strip_invalid_metadata=True)
+        nb = nbformat.from_dict(repaired)
+        nbformat.validate(nb)
+    if not isinstance(nb.get("cells"), list):
+        raise ValueError("not a notebook: no cells")
+    return nb
+
+
+class TolerantNotebookExporter(NotebookExporter):
+    """Reads a submission; an unreadable one becomes the released stub plus a note."""
+
+    def from_filename(self, filename, resources=None, **kw):
+        try:
+            nb = read_submission(filename)
+        except Exception as exc:  # noqa: BLE001 (any unreadable file: empty, not JSON, not a notebook)
+            stub = self._release_copy(filename, resources)
+            if stub is None:
+                raise
+            self.log.warning("Unreadable notebook %s (%s); grading the released stub instead", filename, exc)
+            with open(stub, encoding="utf-8") as f:
+                nb = nbformat.read(f, as_version=4)
+            _add_note(nb, f"unreadable-notebook: {type(exc).__name__}: {str(exc)[:200]}")
+        return self.from_notebook_node(nb, resources=resources, **kw)
+
+    def _release_copy(self, filename, resources) -> Path | None:
+        info = (resources or {}).get("nbgrader", {})
+        if not info:
+            return None
+        coursedir = CourseDirectory(config=self.config)
+        path = Path(coursedir.format_path(coursedir.release_directory, ".", info["assignment"])) / (
+            Path(filename).name
+        )
+        return path if path.exists() else None
+
+
+class RepairMetadata(NbGraderPreprocessor):
+    """Repairs nbgrader cell metadata that would make nbgrader abort the whole run.
+
+    Old schema versions are upgraded; unknown (newer) versions and invalid metadata are rebuilt from
+    the gradebook for known grade ids and dropped otherwise. Each repair is noted for the record.
+    """
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        with Gradebook(info["db_url"]) as gb:
+            try:
+                known = gb.find_notebook(info["notebook"], info["assignment"])
+            except MissingEntry:
+                known = None
+            sources = {c.name: c for c in known.source_cells} if known else {}
+            grades = {c.name: c for c in known.grade_cells} if known else {}
+            solutions = {c.name for c in known.solution_cells} if known else set()
+            for index, cell in enumerate(nb.cells):
+                self._repair(nb, index, cell, sources, grades, solutions)
+        return nb, resources
+
+    def _repair(self, nb, index, cell, sources, grades, solutions) -> None:
+        meta = cell.metadata.get("nbgrader")
+        if meta is None:
+            return
+        validator = MetadataValidator()
+        try:
+            if not isinstance(meta, dict):
+                raise ValidationError("metadata is not a dict")
+            validator.upgrade_cell_metadata(cell)
+            validator.validate_cell(cell)
+            return
+        except (SchemaTooNewError, SchemaTooOldError, ValidationError, KeyError, TypeError, AttributeError) as exc:
+            gid = meta.get("grade_id") if isinstance(meta, dict) else None
+            problem = f"{type(exc).__name__}: {str(exc)[:120]}"
+        if isinstance(gid, str) and gid in sources:
+            src = sources[gid]
+            rebuilt = {"grade": gid in grades, "solution": gid in solutions, "locked": bool(src.locked),
+                       "grade_id": gid, "schema_version": 3, "task": False}
+            if gid in grades:
+                rebuilt["points"] = grades[gid].max_score
+            cell.metadata["nbgrader"] = rebuilt
+            _add_note(nb, f"repaired-metadata: cell {index} ({gid}): {problem}")
+        else:
+            del cell.metadata["nbgrader"]
+            _add_note(nb, f"dropped-metadata: cell {index} ({gid!r}): {problem}")
+        self.log.warning("Repaired nbgrader metadata of cell %s: %s", index, problem)
+
+
+class RobustOverwriteCells(OverwriteCells):
+    """``OverwriteCells`` whose restoring of deleted grade cells survives deleted neighbours.
+
+    nbgrader inserts a missing grade cell after the *previous source cell*, and fails with a
+    KeyError when that cell was deleted too; here it goes after the nearest earlier cell that is
+    still present (or first).
+    """
+
+    def add_missing_grade_cells(self, nb, resources):
+        source_nb = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
+        order = [c.name for c in source_nb.source_cells]
+        grade_cells = {c.name: c for c in source_nb.grade_cells}
+        solution_ids = {c.name for c in source_nb.solution_cells}
+        for gid in order:
+            if gid not in grade_cells or self._position(nb, gid) is not None:
+                continue
+            self.log.warning("Missing grade cell %s encountered, adding to notebook", gid)
+            source_cell = source_nb.source_cells[order.index(gid)]
+            new = self.missing_cell_transform(source_cell, grade_cells[gid].max_score,
+                                              is_solution=gid in solution_ids)
+            at = 0
+            for earlier in reversed(order[: order.index(gid)]):
+                pos = self._position(nb, earlier)
+                if pos is not None:
+                    at = pos + 1
+                    break
+            nb.cells.insert(at, new)
+            _add_note(nb, f"restored-cell: {gid}")
+        return nb, resources
+
+    @staticmethod
+    def _position(nb, gid):
+        for i, cell in enumerate(nb.cells):
+            if (is_grade(cell) or is_solution(cell) or is_locked(cell)) and grade_id(cell) == gid:
+                return i
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# Autograde
+# --------------------------------------------------------------------------------------------
+def _limits(config_owner) -> Limits:
+    return Limits(notebook_timeout=float(config_owner.notebook_timeout))
+
+
+class SandboxedExecute(Execute):
+    """nbgrader's Execute step, but the notebook runs inside the sandbox.
+
+    nbclient and the kernel run together in one sandboxed process; the executed notebook comes
+    back as a file that is parsed as untrusted data: only outputs are taken (by cell index, with
+    safe MIME types), never sources or metadata. Test cells are not run here (their hidden part
+    never enters the student's kernel); they get a placeholder error until the graders score them.
+    """
+
+    notebook_timeout = Float(300.0, help="Wall-clock limit (seconds) for running one whole notebook.").tag(
+        config=True
+    )
+
+    def preprocess(self, nb, resources, km=None):
+        sandbox = Sandbox(_limits(self))
+        to_run = copy.deepcopy(nb)
+        for cell in to_run.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+                if is_test_cell(cell):
+                    cell.source = ""
+        executed, problem = self._run(sandbox, to_run)
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            if is_test_cell(cell):
+                cell.outputs = [_error_output("BelumDinilai", PENDING)]
+                cell.execution_count = None
+                continue
+            theirs = executed.cells[index] if executed is not None else None
+            cell.outputs = _safe_outputs(theirs.get("outputs", [])) if theirs is not None else []
+            count = theirs.get("execution_count") if theirs is not None else None
+            cell.execution_count = count if isinstance(count, int) else None
+        if problem:
+            _add_note(nb, f"execution: {problem}")
+            first = next((c for c in nb.cells if c.cell_type == "code" and not is_test_cell(c)), None)
+            if first is not None:
+                first.outputs.insert(0, nbformat.v4.new_output(
+                    "stream", name="stdout", text=f"[Catatan penilai] Notebook tidak selesai dijalankan: {problem}\n"))
+        return nb, resources
+
+    def _run(self, sandbox: Sandbox, nb):
+        with sandbox.scratch() as scratch:
+            nbformat.write(nb, scratch / "in.ipynb")
+            shutil.copy(Path(__file__).with_name("nbexec.py"), scratch / "nbexec.py")
+            argv = [sys.executable, "-E", "-s", "-B", sandbox.inside(scratch, "nbexec.py"),
+                    sandbox.inside(scratch, "in.ipynb"), sandbox.inside(scratch, "out.ipynb"),
+                    str(int(self.timeout or 30))]
+            problem = None
+            with sandbox.start(argv, scratch, stdin=-3, stdout=-3, stderr=-3) as proc:
+                try:
+                    proc.proc.wait(timeout=sandbox.limits.notebook_timeout)
+                except Exception:  # noqa: BLE001 (subprocess.TimeoutExpired)
+                    problem = f"melewati batas waktu {sandbox.limits.notebook_timeout:g} detik untuk seluruh notebook"
+            out = scratch / "out.ipynb"
+            if not out.is_file() or out.stat().st_size > MAX_RESULT_BYTES:
+                return None, problem or "proses notebook berhenti sebelum selesai"
+            try:
+                executed = nbformat.reads(out.read_text(encoding="utf-8"), as_version=4)
+            except Exception:  # noqa: BLE001 (untrusted file)
+                return None, problem or "hasil eksekusi tidak dapat dibaca"
+            if len(executed.cells) != len(nb.cells):
+                return None, problem or "hasil eksekusi tidak cocok dengan notebook"
+            return executed, problem
+
+
+def _error_output(ename: str, evalue: str):
+    return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+
+
+def _safe_outputs(outputs) -> list:
+    """Untrusted outputs → plain text, images and errors only (no HTML/JS reaches formgrader)."""
+    safe = []
+    if not isinstance(outputs, list):
+        return safe
+    for out in outputs[:200]:
+        kind = out.get("output_type") if isinstance(out, dict) else None
+        if kind == "stream" and out.get("name") in ("stdout", "stderr") and isinstance(out.get("text"), str):
+            safe.append(nbformat.v4.new_output("stream", name=out["name"], text=out["text"]))
+        elif kind in ("display_data", "execute_result") and isinstance(out.get("data"), dict):
+            data = {k: v for k, v in out["data"].items() if k in SAFE_MIME and isinstance(v, str)}
+            if data:
+                safe.append(nbformat.v4.new_output("display_data", data=data))
+        elif kind == "error":
+            ename, evalue = str(out.get("ename", "Error"))[:200], str(out.get("evalue", ""))[:2000]
+            tb = [str(t)[:4000] for t in out.get("traceback", [])[:50]] if isinstance(out.get("traceback"), list) else []
+            safe.append(nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=tb))
+    return safe
+
+
+class ScoreWithGraders(NbGraderPreprocessor):
+    """Scores each ``test_<function>`` cell with the hidden graders and writes the JSON record."""
+
+    graders_dir = Unicode("graders", help="Directory of the hidden graders (relative to the course root).").tag(
+        config=True
+    )
+    notebook_timeout = Float(300.0, help="Wall-clock limit (seconds) for grading one notebook.").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        coursedir = CourseDirectory(config=self.config)
+        root = Path(coursedir.root)
+        try:
+            suite = load_suite(root / self.graders_dir)
+            reference = load_reference(Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"])))
+            result = grade_notebook(nb, info["notebook"], suite, reference, Sandbox(_limits(self)), notes=_notes(nb))
+        except Exception:  # noqa: BLE001 (a grader failure must zero, never pass, and never stop the batch)
+            self.log.error("Graders failed on %s/%s:\n%s", info["student"], info["notebook"], traceback.format_exc())
+            result = NotebookResult(info["notebook"], [], "unknown", notes=[*_notes(nb), "grader-error"])
+        graded = {c.grade_id: c for c in result.cells}
+        for cell in nb.cells:
+            gid = grade_id(cell)
+            if not (is_test_cell(cell) and gid):
+                continue
+            cr = graded.get(gid)
+            if cr is None:
+                cr = CellResult(gid, gid.removeprefix("test_"), 0.0, float(cell.metadata.nbgrader.get("points", 0)),
+                                "error")
+                result.cells.append(cr)
+            cell.outputs = score_outputs(cr)
+        self._write_record(coursedir, info, result)
+        return nb, resources
+
+    @staticmethod
+    def _write_record(coursedir, info, result: NotebookResult) -> None:
+        dest = Path(coursedir.format_path(coursedir.autograded_directory, info["student"], info["assignment"]))
+        dest.mkdir(parents=True, exist_ok=True)
+        record = result.to_record(student=info["student"], assignment=info["assignment"])
+        tmp = dest / f".{info['notebook']}.grading.json.tmp"
+        tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False), encoding="utf-8")
+        tmp.replace(dest / f"{info['notebook']}.grading.json")
+
+
+def score_outputs(cell: CellResult) -> list:
+    """Outputs nbgrader scores: feedback (markdown + text) then the partial credit as execute_result."""
+    if cell.status == "error" and not cell.checks:
+        feedback = f"Sel {cell.grade_id} tidak dapat dinilai (kesalahan penilai); hubungi pengajar."
+        return [nbformat.v4.new_output("display_data", data={"text/plain": feedback, "text/markdown": feedback}),
+                nbformat.v4.new_output("execute_result", data={"text/plain": "0"}, execution_count=1)]
+    return [
+        nbformat.v4.new_output("display_data", data={"text/markdown": cell.feedback_markdown(),
+                                                     "text/plain": cell.feedback_text()}),
+        nbformat.v4.new_output("execute_result", data={"text/plain": f"{cell.score:g}"}, execution_count=1),
+    ]
+
+
+SANITIZE_PREPROCESSORS = [RepairMetadata, ClearOutput, DeduplicateIds, OverwriteKernelspec, RobustOverwriteCells,
+                          CheckCellMetadata]
+AUTOGRADE_PREPROCESSORS = [SandboxedExecute, ScoreWithGraders, IgnorePattern, ClearMetadataPreprocessor,
+                           LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+# nbgrader's feedback shows test cells as restored from source/, hidden region included: strip it.
+FEEDBACK_PREPROCESSORS = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
