@@ -17,6 +17,19 @@ def _freqs(d_model, base=10000.0):
     return base ** (-np.arange(0, d_model, 2) / d_model)
 
 
+def _validate_pe(length, d_model):
+    """The reference's argument checks, so that a variant differs from it only by its misconception."""
+    if d_model <= 0 or d_model % 2 != 0:
+        raise ValueError(f"d_model harus genap dan positif, didapat {d_model}")
+    if length < 0:
+        raise ValueError(f"length tidak boleh negatif, didapat {length}")
+
+
+def _validate_even(d):
+    if d % 2 != 0:
+        raise ValueError(f"d harus genap, didapat {d}")
+
+
 # -- embed ------------------------------------------------------------------------------------
 @misconception("embed", "pos-indexed-by-ids",
                "Vektor posisi diambil dengan indeks posisi t (pos_table[:T]), bukan dengan id token. "
@@ -101,6 +114,7 @@ def frequencies_inverted(d_model, base=10000.0):
                "Kolom genap (2i) berisi sin dan kolom ganjil (2i+1) berisi cos — PE(pos=0) = [0, 1, 0, 1, ...].")
 def pe_swapped(length, d_model, base=10000.0):
     """Puts cos in the even columns and sin in the odd ones."""
+    _validate_pe(length, d_model)
     angles = np.arange(length)[:, None] * _freqs(d_model, base)[None, :]
     pe = np.zeros((length, d_model))
     pe[:, 0::2], pe[:, 1::2] = np.cos(angles), np.sin(angles)
@@ -112,6 +126,7 @@ def pe_swapped(length, d_model, base=10000.0):
                "jangan hitung eksponen per kolom j/d_model.")
 def pe_per_column(length, d_model, base=10000.0):
     """Gives every column j its own exponent j/d instead of sharing 2i/d within a pair."""
+    _validate_pe(length, d_model)
     j = np.arange(d_model)
     angles = np.arange(length)[:, None] / base ** (j[None, :] / d_model)
     return np.where(j % 2 == 0, np.sin(angles), np.cos(angles))
@@ -122,6 +137,7 @@ def pe_per_column(length, d_model, base=10000.0):
                "setengah kanan cos.")
 def pe_halves(length, d_model, base=10000.0):
     """Puts all sines in the first half of the columns and all cosines in the second half."""
+    _validate_pe(length, d_model)
     angles = np.arange(length)[:, None] * _freqs(d_model, base)[None, :]
     return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
 
@@ -130,6 +146,7 @@ def pe_halves(length, d_model, base=10000.0):
                "Sudutnya pos / base^(2i/d_model) = pos * base^(-2i/d_model); frekuensi harus mengecil ke kanan.")
 def pe_inverted(length, d_model, base=10000.0):
     """Multiplies the position by base^(+2i/d) instead of dividing."""
+    _validate_pe(length, d_model)
     angles = np.arange(length)[:, None] * (base ** (np.arange(0, d_model, 2) / d_model))[None, :]
     pe = np.zeros((length, d_model))
     pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles)
@@ -154,6 +171,7 @@ def rope_rotate_half(x, positions=None, base=10000.0):
     """Pairs column i with column i + d/2 (the GPT-NeoX 'rotate_half' layout)."""
     x = np.asarray(x, dtype=float)
     t, d = x.shape
+    _validate_even(d)
     pos = np.arange(t) if positions is None else np.asarray(positions, dtype=float)
     phi = pos[:, None] * _freqs(d, base)[None, :]
     a, b = x[:, : d // 2], x[:, d // 2:]
@@ -167,6 +185,7 @@ def rope_wrong_direction(x, positions=None, base=10000.0):
     """Rotates by -phi: (a cos + b sin, -a sin + b cos)."""
     x = np.asarray(x, dtype=float)
     t, d = x.shape
+    _validate_even(d)
     pos = np.arange(t) if positions is None else np.asarray(positions, dtype=float)
     phi = pos[:, None] * _freqs(d, base)[None, :]
     a, b = x[:, 0::2], x[:, 1::2]

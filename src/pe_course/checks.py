@@ -247,8 +247,7 @@ def assert_close(actual: Any, expected: Any, what: str, rtol: float = 1e-6, atol
     close = np.isclose(actual_arr, expected_arr, rtol=rtol, atol=atol)
     if close.all():
         return
-    diff = np.abs(actual_arr - expected_arr)
-    diff[close] = 0
+    diff = np.where(close, 0.0, np.abs(actual_arr - expected_arr))
     worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
     message = (f"Nilai {what} salah{where}: {int((~close).sum())} dari {close.size} elemen berbeda "
                f"(selisih terbesar {float(diff.max()):.4g}")
@@ -345,7 +344,9 @@ class InProcessCaller:
 
         if self.status(fn) != "ok":
             return Outcome("missing", message="missing")
-        outcome = reference_outcome(self.functions[fn], args, kwargs)
+        args = codec.decode_untrusted(codec.encode(list(args)))
+        kwargs = {k: codec.decode_untrusted(codec.encode(v)) for k, v in kwargs.items()}
+        outcome = reference_outcome(self.functions[fn], tuple(args), kwargs)
         if outcome.kind != "value":
             return outcome
         try:

@@ -52,12 +52,11 @@ def encode(value: Any, _depth: int = 0) -> Any:
 def _encode_array(arr: np.ndarray, scalar: bool = False) -> dict:
     if arr.dtype.kind not in ALLOWED_KINDS:
         raise TypeError(f"array dengan dtype {arr.dtype} tidak didukung (hanya bilangan)")
-    arr = np.ascontiguousarray(arr)
     return {
         "__ndarray__": arr.dtype.str,
         "shape": list(arr.shape),
         "scalar": scalar,
-        "data": base64.b64encode(arr.tobytes()).decode("ascii"),
+        "data": base64.b64encode(arr.tobytes(order="C")).decode("ascii"),
     }
 
 

@@ -11,6 +11,9 @@ import sys
 
 
 def main() -> int:
+    # jsonschema imports the optional URI checker rfc3987_syntax, which builds a grammar for ~2 s;
+    # notebook validation never needs it, so it is reported as absent (jsonschema handles that).
+    sys.modules["rfc3987_syntax"] = None
     import nbformat
     from nbclient import NotebookClient
 

@@ -1,0 +1,50 @@
+"""One pytest test per grader check, for the reference solutions or ``--submission`` notebooks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from pe_course.grading import NotebookResult, grade_notebook, load_suite
+from pe_course.notebook import load_reference
+from pe_course.sandbox import Sandbox
+from pe_course.selfcheck import reference_submission
+
+from .conftest import submission_notebooks
+
+GRADERS = Path(__file__).resolve().parent
+SOURCE = GRADERS.parent / "source" / "positional-encoding"
+_RESULTS: dict[tuple[str, str], NotebookResult] = {}
+
+
+def pytest_generate_tests(metafunc):
+    if "check_id" not in metafunc.fixturenames:
+        return
+    suite = load_suite(GRADERS)
+    params = []
+    for notebook, path in submission_notebooks(metafunc.config):
+        for fn in suite.functions_for(notebook) or suite.notebooks.get(notebook, []):
+            for chk in suite.checks[fn]:
+                params.append(pytest.param(notebook, str(path or ""), chk.cell, chk.name,
+                                           id=f"{notebook}::{chk.cell}::{chk.name}"))
+    metafunc.parametrize(("notebook", "path", "cell_id", "check_id"), params)
+
+
+def _graded(notebook: str, path: str, no_bwrap: bool) -> NotebookResult:
+    key = (notebook, path)
+    if key not in _RESULTS:
+        nb = nbformat.read(path, as_version=4) if path else reference_submission(SOURCE / f"{notebook}.ipynb")
+        sandbox = Sandbox(use_bwrap=False) if no_bwrap else Sandbox()
+        _RESULTS[key] = grade_notebook(nb, notebook, load_suite(GRADERS), load_reference(SOURCE), sandbox)
+    return _RESULTS[key]
+
+
+def test_check(request, notebook, path, cell_id, check_id):
+    result = _graded(notebook, path, request.config.getoption("--no-bwrap"))
+    cell = result.cell(cell_id)
+    assert cell is not None, f"{cell_id} was not graded"
+    outcome = next(c for c in cell.checks if c.name == check_id)
+    hints = "".join(f"\n  miskonsepsi {m['id']}: {m['hint']}" for m in cell.misconceptions)
+    assert outcome.passed, f"{outcome.title}: {outcome.message}{hints}"

@@ -1,0 +1,394 @@
+"""Grade a whole class in parallel with one gradebook writer.
+
+Each submission is a task. A worker runs nbgrader's own ``Autograde`` app for one student against a
+*private* SQLite gradebook (a template holding only the assignment's structure) and a private
+staging directory; it never touches the course gradebook. The main process is the single writer:
+it copies the worker's grades into the course gradebook (``CourseDirectory.db_url`` — SQLite or
+PostgreSQL alike) with nbgrader's API in one transaction, moves the autograded files into place,
+and records a fingerprint of what it graded so an interrupted run can resume and an unchanged
+submission is skipped.
+
+Workers run on any ``concurrent.futures.Executor``; :func:`local_executor` gives local processes,
+and a distributed engine with the same ``submit`` interface can take the same tasks.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import hashlib
+import json
+import multiprocessing
+import os
+import shutil
+import time
+import traceback
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .course import Course
+
+STATE_FILE = "grade-state.json"
+
+
+@dataclass(frozen=True)
+class GradeTask:
+    root: str
+    assignment: str
+    student: str
+    template_db: str
+    staging: str
+    fingerprint: str
+
+
+@dataclass
+class GradeOutcome:
+    student: str
+    ok: bool
+    staging: str
+    fingerprint: str
+    seconds: float = 0.0
+    error: str = ""
+    log: str = ""
+
+
+@dataclass
+class RoundSummary:
+    graded: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # student -> why
+    attention: dict[str, list[str]] = field(default_factory=dict)  # student -> reasons
+    seconds: float = 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# Fingerprints and state (resumability)
+# --------------------------------------------------------------------------------------------
+def _hash_tree(digest, root: Path) -> None:
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+
+
+def graders_fingerprint(course: Course) -> str:
+    """Changes when the graders, the reference solutions or this package change."""
+    from . import __version__
+
+    digest = hashlib.sha256(__version__.encode())
+    _hash_tree(digest, course.graders)
+    _hash_tree(digest, course.source)
+    _hash_tree(digest, Path(__file__).parent)
+    return digest.hexdigest()
+
+
+def submission_fingerprint(course: Course, student: str, graders: str) -> str:
+    digest = hashlib.sha256(graders.encode())
+    _hash_tree(digest, course.submitted / student / course.assignment)
+    return digest.hexdigest()
+
+
+class GradeState:
+    """``.pe-course/grade-state.json``: student -> fingerprint of the submission last merged."""
+
+    def __init__(self, course: Course) -> None:
+        self.path = course.state_dir / f"{course.assignment}-{STATE_FILE}"
+        try:
+            self.data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.data = {}
+
+    def get(self, student: str) -> str | None:
+        return self.data.get(student)
+
+    def set(self, student: str, fingerprint: str | None) -> None:
+        if fingerprint is None:
+            self.data.pop(student, None)
+        else:
+            self.data[student] = fingerprint
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True), encoding="utf-8")
+        tmp.replace(self.path)
+
+
+# --------------------------------------------------------------------------------------------
+# Private gradebooks
+# --------------------------------------------------------------------------------------------
+def build_template(course: Course, path: Path) -> Path:
+    """A SQLite gradebook holding only the assignment's structure, copied from the course gradebook."""
+    from nbgrader.api import Gradebook
+
+    if path.exists():
+        path.unlink()
+    with Gradebook(course.db_url) as main, Gradebook(f"sqlite:///{path}") as tmpl:
+        a = main.find_assignment(course.assignment)
+        tmpl.update_or_create_assignment(a.name, duedate=a.duedate)
+        for nb in a.notebooks:
+            tmpl.update_or_create_notebook(nb.name, a.name)
+            for c in nb.grade_cells:
+                tmpl.update_or_create_grade_cell(c.name, nb.name, a.name, max_score=c.max_score, cell_type=c.cell_type)
+            for c in nb.solution_cells:
+                tmpl.update_or_create_solution_cell(c.name, nb.name, a.name)
+            for c in nb.task_cells:
+                tmpl.update_or_create_task_cell(c.name, nb.name, a.name, max_score=c.max_score, cell_type=c.cell_type)
+            for c in nb.source_cells:
+                tmpl.update_or_create_source_cell(c.name, nb.name, a.name, cell_type=c.cell_type, locked=c.locked,
+                                                  source=c.source, checksum=c.checksum)
+    return path
+
+
+def grade_one(task: GradeTask) -> GradeOutcome:
+    """Worker: nbgrader's Autograde for one student, against a private gradebook and directory."""
+    started = time.monotonic()
+    staging = Path(task.staging)
+    staging.mkdir(parents=True, exist_ok=True)
+    db = staging / "gradebook.db"
+    shutil.copy(task.template_db, db)
+    try:
+        course = Course(Path(task.root), task.assignment)
+        api = course.api(**{"CourseDirectory.db_url": f"sqlite:///{db}",
+                            "CourseDirectory.autograded_directory": str(staging / "autograded")})
+        result = api.autograde(task.assignment, task.student, force=True, create=True)
+        ok = bool(result.get("success"))
+        return GradeOutcome(task.student, ok, str(staging), task.fingerprint, time.monotonic() - started,
+                            error="" if ok else _last_lines(result.get("error") or result.get("log") or ""),
+                            log=(result.get("log") or "")[-20000:])
+    except Exception:  # noqa: BLE001 (reported per student; the batch goes on)
+        return GradeOutcome(task.student, False, str(staging), task.fingerprint, time.monotonic() - started,
+                            error=_last_lines(traceback.format_exc()))
+
+
+def _last_lines(text: str, n: int = 6) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return "\n".join(lines[-n:])
+
+
+# --------------------------------------------------------------------------------------------
+# The single writer
+# --------------------------------------------------------------------------------------------
+def merge_outcome(course: Course, outcome: GradeOutcome) -> None:
+    """Copy one student's grades into the course gradebook (one transaction) and files into place."""
+    from nbgrader.api import Gradebook
+
+    staging = Path(outcome.staging)
+    with Gradebook(f"sqlite:///{staging / 'gradebook.db'}") as private, Gradebook(course.db_url) as main:
+        sub = private.find_submission(course.assignment, outcome.student)
+        student = private.find_student(outcome.student)
+        main.update_or_create_student(outcome.student, first_name=student.first_name,
+                                      last_name=student.last_name, email=student.email, lms_user_id=student.lms_user_id)
+        main.update_or_create_submission(course.assignment, outcome.student, timestamp=sub.timestamp)
+        try:
+            for snb in sub.notebooks:
+                mnb = main.find_submission_notebook(snb.name, course.assignment, outcome.student)
+                mnb.late_submission_penalty = snb.late_submission_penalty
+                for g in snb.grades:
+                    mg = main.find_grade(g.name, snb.name, course.assignment, outcome.student)
+                    mg.auto_score = g.auto_score
+                    # as SaveAutoGrades: a manual score given earlier still needs a look
+                    mg.needs_manual_grade = (mg.manual_score is not None) or (g.auto_score is None)
+                for c in snb.comments:
+                    mc = main.find_comment(c.name, snb.name, course.assignment, outcome.student)
+                    mc.auto_comment = c.auto_comment
+            main.db.commit()
+        except BaseException:
+            main.db.rollback()
+            raise
+    target = course.autograded / outcome.student / course.assignment
+    target.parent.mkdir(parents=True, exist_ok=True)
+    old = target.with_name(f".{course.assignment}.old-{uuid.uuid4().hex[:8]}")
+    if target.exists():
+        target.rename(old)
+    (staging / "autograded" / outcome.student / course.assignment).rename(target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def attention_reasons(course: Course, student: str) -> list[str]:
+    """Why a graded student needs an instructor's look, from the .grading.json records."""
+    reasons = []
+    folder = course.autograded / student / course.assignment
+    for name in sorted(course_notebooks(course)):
+        record_path = folder / f"{name}.grading.json"
+        if not (course.submitted / student / course.assignment / f"{name}.ipynb").exists():
+            reasons.append(f"{name}: missing notebook")
+            continue
+        try:
+            record = json.loads(record_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            reasons.append(f"{name}: no grading record")
+            continue
+        for note in record.get("notes", []):
+            reasons.append(f"{name}: {note.split(':')[0]}")
+        for cell in record.get("cells", []):
+            if cell["status"] in ("timeout", "crashed"):
+                reasons.append(f"{name}: {cell['grade_id']} {cell['status']}")
+        if record.get("timed_out_cells"):
+            reasons.append(f"{name}: cell(s) {record['timed_out_cells']} timed out")
+    return list(dict.fromkeys(reasons))
+
+
+def course_notebooks(course: Course) -> list[str]:
+    return [p.stem for p in sorted(course.release.glob("*.ipynb"))]
+
+
+# --------------------------------------------------------------------------------------------
+# A grading round
+# --------------------------------------------------------------------------------------------
+def local_executor(jobs: int) -> cf.Executor:
+    """Local worker processes (fresh interpreters: nothing inherited from the caller)."""
+    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+
+
+def submitted_students(course: Course) -> list[str]:
+    folder = course.submitted
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if (p / course.assignment).is_dir())
+
+
+def grade_round(course: Course, students: Iterable[str] | None = None, jobs: int = 2, force: bool = False,
+                executor_factory: Callable[[int], cf.Executor] = local_executor,
+                on_event: Callable[[str, str, RoundSummary], None] | None = None) -> RoundSummary:
+    """Grade submissions in parallel; merge each as it finishes; skip unchanged ones unless ``force``.
+
+    ``on_event(kind, student, summary)`` is called with kind in {"start", "skipped", "graded", "failed"}
+    (the progress display hooks in here). Ctrl-C stops the workers; what was merged stays merged.
+    """
+    started = time.monotonic()
+    summary = RoundSummary()
+    notify = on_event or (lambda *a: None)
+    known = submitted_students(course)
+    chosen = list(students) if students else known
+    for missing in sorted(set(chosen) - set(known)):
+        summary.failed[missing] = "no submission in submitted/"
+        notify("failed", missing, summary)
+    chosen = [s for s in chosen if s in known]
+    state = GradeState(course)
+    graders = graders_fingerprint(course)
+    work_dir = course.state_dir / "work" / uuid.uuid4().hex[:8]
+    work_dir.mkdir(parents=True, exist_ok=True)
+    tasks = []
+    try:
+        template = build_template(course, work_dir / "template.db")
+        for student in chosen:
+            fingerprint = submission_fingerprint(course, student, graders)
+            already = (course.autograded / student / course.assignment).is_dir()
+            if not force and already and state.get(student) == fingerprint:
+                summary.skipped.append(student)
+                notify("skipped", student, summary)
+                continue
+            tasks.append(GradeTask(str(course.root), course.assignment, student, str(template),
+                                   str(work_dir / student), fingerprint))
+        notify("start", str(len(tasks)), summary)
+        if tasks:
+            _run_tasks(course, tasks, jobs, executor_factory, state, summary, notify)
+    finally:
+        shutil.rmtree(work_dir, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            (course.state_dir / "work").rmdir()
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _run_tasks(course, tasks, jobs, executor_factory, state, summary, notify) -> None:
+    pending = {t.student: t for t in tasks}
+    retried: set[str] = set()
+    while pending:
+        executor = executor_factory(jobs)
+        broken = False
+        try:
+            futures = {executor.submit(grade_one, t): t for t in pending.values()}
+            for future in cf.as_completed(futures):
+                task = futures[future]
+                try:
+                    outcome = future.result()
+                except cf.process.BrokenProcessPool:
+                    broken = True  # a worker died (killed, out of memory); retry once in a new pool
+                    break
+                except Exception as exc:  # noqa: BLE001
+                    outcome = GradeOutcome(task.student, False, task.staging, task.fingerprint, error=repr(exc))
+                pending.pop(task.student, None)
+                _finish(course, outcome, state, summary, notify)
+        finally:
+            executor.shutdown(wait=True, cancel_futures=True)
+        if broken:
+            for student in list(pending):
+                if student in retried:
+                    pending.pop(student)
+                    summary.failed[student] = "grading worker died twice"
+                    notify("failed", student, summary)
+                retried.add(student)
+
+
+def _finish(course, outcome: GradeOutcome, state: GradeState, summary: RoundSummary, notify) -> None:
+    if not outcome.ok:
+        summary.failed[outcome.student] = outcome.error or "nbgrader autograde failed"
+        state.set(outcome.student, None)
+        notify("failed", outcome.student, summary)
+        return
+    try:
+        state.set(outcome.student, None)  # not trusted as graded until the merge completes
+        merge_outcome(course, outcome)
+        state.set(outcome.student, outcome.fingerprint)
+    except Exception as exc:  # noqa: BLE001
+        summary.failed[outcome.student] = f"could not write the gradebook: {exc}"
+        notify("failed", outcome.student, summary)
+        return
+    summary.graded.append(outcome.student)
+    reasons = attention_reasons(course, outcome.student)
+    if reasons:
+        summary.attention[outcome.student] = reasons
+    notify("graded", outcome.student, summary)
+
+
+def summary_dict(summary: RoundSummary) -> dict:
+    return asdict(summary)
+
+
+def environment_jobs() -> int:
+    return max(1, min(os.cpu_count() or 1, 2))
+
+
+# --------------------------------------------------------------------------------------------
+# Feedback (read-only on the gradebook, so it runs in parallel safely)
+# --------------------------------------------------------------------------------------------
+def feedback_one(root: str, assignment: str, student: str) -> tuple[str, bool, str]:
+    try:
+        result = Course(Path(root), assignment).api().generate_feedback(assignment, student, force=True)
+    except Exception:  # noqa: BLE001
+        return student, False, _last_lines(traceback.format_exc())
+    return student, bool(result.get("success")), _last_lines(result.get("error") or "")
+
+
+def feedback_round(course: Course, students: Iterable[str], jobs: int = 2,
+                   executor_factory: Callable[[int], cf.Executor] = local_executor,
+                   on_done: Callable[[str, bool], None] | None = None) -> dict[str, str]:
+    """nbgrader generate_feedback for each student, in parallel; returns failures (student -> why)."""
+    failures: dict[str, str] = {}
+    students = list(students)
+    if not students:
+        return failures
+    with executor_factory(jobs) as executor:
+        futures = [executor.submit(feedback_one, str(course.root), course.assignment, s) for s in students]
+        for future in cf.as_completed(futures):
+            student, ok, error = future.result()
+            if not ok:
+                failures[student] = error or "generate_feedback failed"
+            if on_done:
+                on_done(student, ok)
+    return failures
+
+
+def score_table(course: Course) -> tuple[list[str], list[tuple[str, list[float | None], float, float]]]:
+    """(notebooks, rows of (student, score per notebook, total, max)) from the course gradebook."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(course.db_url) as gb:
+        assignment = gb.find_assignment(course.assignment)
+        notebooks = [nb.name for nb in assignment.notebooks]
+        rows = []
+        for sub in sorted(assignment.submissions, key=lambda s: s.student.id):
+            by_name = {nb.name: nb.score for nb in sub.notebooks}
+            rows.append((sub.student.id, [by_name.get(n) for n in notebooks], sub.score, sub.max_score))
+    return notebooks, rows

@@ -1,0 +1,155 @@
+"""The ``pe-course`` command: thin over nbgrader's own apps and API."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from .course import ASSIGNMENT, Course
+
+console = Console(highlight=False)
+
+
+def cmd_release(args) -> int:
+    from .release import ReleaseError, refresh_release, release_diff
+
+    course = Course.here(args.course)
+    if args.check:
+        differ = release_diff(course)
+        if differ:
+            console.print(f"[red]release/ is out of date[/]: {', '.join(differ)} — run `pe-course release`")
+            return 1
+        console.print("release/ matches a fresh `nbgrader generate_assignment`.")
+        return 0
+    try:
+        path = refresh_release(course)
+    except ReleaseError as exc:
+        console.print(f"[red]{exc}[/]")
+        return 1
+    console.print(f"Released {len(list(path.glob('*.ipynb')))} notebooks to {path.relative_to(course.root)}")
+    return 0
+
+
+def cmd_build(args) -> int:
+    from .release import ReleaseError, refresh_release
+    from .selfcheck import run_selfcheck
+
+    course = Course.here(args.course)
+    from .sandbox import Sandbox
+
+    sandbox = Sandbox()
+    console.print(f"Sandbox: {sandbox.isolation}")
+    with console.status("Self-validating the graders (reference, stubs, misconceptions)…"):
+        report = run_selfcheck(course, sandbox)
+    table = Table("check", "subject", "result", title="Graders' self-validation")
+    for row in report.rows:
+        table.add_row(*row)
+    console.print(table)
+    if not report.ok:
+        console.print("[red]Refusing to release:[/]")
+        for problem in report.problems:
+            console.print(f"  - {problem}")
+        return 1
+    try:
+        path = refresh_release(course)
+    except ReleaseError as exc:
+        console.print(f"[red]{exc}[/]")
+        return 1
+    console.print(f"[green]Self-validation passed[/]; released to {path.relative_to(course.root)}")
+    return 0
+
+
+def cmd_grade(args) -> int:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from .batch import feedback_round, grade_round
+    from .sandbox import Sandbox
+
+    course = Course.here(args.course)
+    if args.assignment != course.assignment:
+        console.print(f"[red]Unknown assignment {args.assignment!r}[/]: this course has {course.assignment!r}.")
+        return 2
+    console.print(f"Sandbox: {Sandbox().isolation}")
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("[red]{task.fields[failed]} failed"), TimeElapsedColumn(), TextColumn("ETA"),
+               TimeRemainingColumn()]
+    with Progress(*columns, console=console, transient=False) as progress:
+        bar = progress.add_task("Grading", total=None, failed=0)
+
+        def on_event(kind, student, summary):
+            if kind == "start":
+                progress.update(bar, total=int(student))
+            elif kind in ("graded", "failed"):
+                progress.update(bar, advance=1 if student not in summary.skipped else 0, failed=len(summary.failed))
+
+        summary = grade_round(course, args.student or None, jobs=args.jobs, force=args.force, on_event=on_event)
+        feedback_bar = progress.add_task("Feedback", total=len(summary.graded), failed=0)
+        feedback_failures = feedback_round(
+            course, summary.graded, jobs=args.jobs,
+            on_done=lambda s, ok: progress.update(feedback_bar, advance=1))
+    print_round(course, summary, feedback_failures)
+    return 1 if summary.failed else 0
+
+
+def print_round(course: Course, summary, feedback_failures: dict[str, str]) -> None:
+    from .batch import score_table
+
+    notebooks, rows = score_table(course)
+    table = Table("student", *notebooks, "total", title=f"Scores: {course.assignment}")
+    for student, scores, total, maximum in rows:
+        table.add_row(student, *("-" if s is None else f"{s:g}" for s in scores), f"{total:g}/{maximum:g}")
+    console.print(table)
+    console.print(f"Graded {len(summary.graded)}, skipped (unchanged) {len(summary.skipped)}, "
+                  f"failed {len(summary.failed)} in {summary.seconds:.1f} s.")
+    needs = {**{s: [f"grading failed: {why}"] for s, why in summary.failed.items()}, **summary.attention}
+    for student, why in feedback_failures.items():
+        needs.setdefault(student, []).append(f"feedback failed: {why}")
+    if needs:
+        attention = Table("student", "needs attention because", title="Students needing attention")
+        for student in sorted(needs):
+            attention.add_row(student, "\n".join(needs[student]))
+        console.print(attention)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pe-course", description=__doc__)
+    parser.add_argument("--course", type=Path, default=None, help="course directory (default: found from here)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("release", help="generate release/ with nbgrader and check it is safe for students")
+    p.add_argument("--check", action="store_true", help="only compare release/ with a fresh generation")
+    p.set_defaults(func=cmd_release)
+
+    p = sub.add_parser("grade", help="autograde submissions in parallel (one gradebook writer), then feedback")
+    p.add_argument("assignment", nargs="?", default=ASSIGNMENT)
+    p.add_argument("--jobs", "-j", type=int, default=2, help="parallel worker processes (default 2)")
+    p.add_argument("--student", action="append", help="grade only this student (repeatable)")
+    p.add_argument("--force", action="store_true", help="re-grade even unchanged, already graded submissions")
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("build", help="self-validate the graders, then release (refuses when validation fails)")
+    p.set_defaults(func=cmd_build)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+__all__ = ["ASSIGNMENT", "main"]

@@ -1,0 +1,93 @@
+"""The course directory: paths and nbgrader's own configuration and API for it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+ASSIGNMENT = "positional-encoding"
+NOTEBOOKS = ("01_embedding", "02_sinusoidal", "03_rotation", "04_similarity")
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The nearest directory (from ``start`` or the working directory up) with nbgrader_config.py."""
+    here = Path(start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / "nbgrader_config.py").is_file():
+            return candidate
+    raise FileNotFoundError("no nbgrader_config.py here or above; run pe-course from the course directory")
+
+
+@dataclass(frozen=True)
+class Course:
+    root: Path
+    assignment: str = ASSIGNMENT
+
+    @classmethod
+    def here(cls, start: Path | None = None) -> Course:
+        return cls(find_root(start))
+
+    @property
+    def source(self) -> Path:
+        return self.root / "source" / self.assignment
+
+    @property
+    def release(self) -> Path:
+        return self.root / "release" / self.assignment
+
+    @property
+    def submitted(self) -> Path:
+        return self.root / "submitted"
+
+    @property
+    def autograded(self) -> Path:
+        return self.root / "autograded"
+
+    @property
+    def feedback(self) -> Path:
+        return self.root / "feedback"
+
+    @property
+    def graders(self) -> Path:
+        return self.root / "graders"
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / ".pe-course"
+
+    def config(self, **overrides):
+        """nbgrader's configuration for this course (nbgrader_config.py), with overrides.
+
+        ``overrides`` map "Class.trait" to values, e.g. {"CourseDirectory.db_url": "sqlite:///x.db"}.
+        """
+        from traitlets.config.loader import PyFileConfigLoader
+
+        old = Path.cwd()
+        os.chdir(self.root)
+        try:
+            cfg = PyFileConfigLoader("nbgrader_config.py", path=str(self.root)).load_config()
+        finally:
+            os.chdir(old)
+        cfg.CourseDirectory.root = str(self.root)
+        for key, value in overrides.items():
+            cls, trait = key.split(".")
+            setattr(cfg[cls], trait, value)
+        return cfg
+
+    def coursedir(self, **overrides):
+        from nbgrader.coursedir import CourseDirectory
+
+        return CourseDirectory(config=self.config(**overrides))
+
+    def api(self, **overrides):
+        from nbgrader.apps import NbGraderAPI
+
+        cfg = self.config(**overrides)
+        from nbgrader.coursedir import CourseDirectory
+
+        return NbGraderAPI(coursedir=CourseDirectory(config=cfg), config=cfg)
+
+    @property
+    def db_url(self) -> str:
+        return self.coursedir().db_url

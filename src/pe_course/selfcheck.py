@@ -1,0 +1,76 @@
+"""The graders' self-validation: what ``pe-course build`` requires before it releases.
+
+- the reference solutions (source notebooks, markers stripped) score 100% through the sandbox;
+- the released stubs score 0 on every test cell without crashing anything;
+- every catalogued misconception loses points on its cell and is diagnosed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from .checks import InProcessCaller
+from .course import Course
+from .grading import _grade_function, grade_notebook, load_suite
+from .notebook import load_reference, strip_solution_markers
+from .sandbox import Sandbox
+
+
+@dataclass
+class SelfCheck:
+    rows: list[tuple[str, str, str]] = field(default_factory=list)  # (what, subject, outcome)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def reference_submission(source_notebook: Path):
+    """A source notebook as a student would submit it if they wrote the reference solution."""
+    nb = nbformat.read(source_notebook, as_version=4)
+    for cell in nb.cells:
+        cell.source = strip_solution_markers(cell.source)
+    return nb
+
+
+def run_selfcheck(course: Course, sandbox: Sandbox | None = None, release_dir: Path | None = None) -> SelfCheck:
+    sandbox = sandbox or Sandbox()
+    suite = load_suite(course.graders)
+    reference = load_reference(course.source)
+    report = SelfCheck()
+    release_dir = release_dir or course.release
+    for path in sorted(course.source.glob("*.ipynb")):
+        nb_id = path.stem
+        if nb_id not in suite.notebooks:
+            report.problems.append(f"{nb_id}: no graders (graders/checks_*.py with NOTEBOOK = {nb_id!r})")
+            continue
+        ref = grade_notebook(reference_submission(path), nb_id, suite, reference, sandbox)
+        outcome = f"{ref.score:g}/{ref.max_score:g}"
+        report.rows.append(("reference", nb_id, outcome))
+        if ref.score != ref.max_score or len(ref.cells) != len(suite.notebooks[nb_id]):
+            failed = [f"{c.grade_id}:{k.name}: {k.message}" for c in ref.cells for k in c.checks if not k.passed]
+            report.problems.append(f"reference {nb_id} scores {outcome}: " + "; ".join(failed[:5]))
+        stub_path = release_dir / path.name
+        if stub_path.exists():
+            stub = grade_notebook(nbformat.read(stub_path, as_version=4), nb_id, suite, reference, sandbox)
+            report.rows.append(("released stubs", nb_id, f"{stub.score:g}/{stub.max_score:g}"))
+            if stub.score != 0:
+                report.problems.append(f"released stubs of {nb_id} score {stub.score:g}, expected 0")
+        else:
+            report.problems.append(f"no released notebook {stub_path}")
+    for function, entries in sorted(suite.misconceptions.items()):
+        for m in entries:
+            caller = InProcessCaller({**reference, function: m.implementation})
+            cell = _grade_function(function, suite, reference, caller, deadline=float("inf"))
+            ids = [d["id"] for d in cell.misconceptions]
+            report.rows.append(("misconception", f"{function}/{m.id}",
+                                f"{cell.score:g}/{cell.max_score:g}, diagnosed: {', '.join(ids) or '-'}"))
+            if cell.score >= cell.max_score:
+                report.problems.append(f"misconception {function}/{m.id} scores full marks")
+            if m.id not in ids:
+                report.problems.append(f"misconception {function}/{m.id} is not diagnosed")
+    return report

@@ -1,0 +1,147 @@
+"""Shared fixtures: a disposable copy of the course with a real nbgrader gradebook.
+
+Nothing here mocks nbgrader, Jupyter or the sandbox: submissions are real notebooks graded by the
+real ``nbgrader autograde`` (or ``pe_course.grading`` through the real sandbox).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from pe_course.course import Course
+from pe_course.grading import load_suite
+from pe_course.notebook import load_reference
+from pe_course.sandbox import bwrap_path
+from pe_course.selfcheck import reference_submission
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ("01_embedding", "02_sinusoidal", "03_rotation", "04_similarity")
+
+requires_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap (bwrap) is not installed")
+
+
+@pytest.fixture(scope="session")
+def repo_course() -> Course:
+    return Course(REPO)
+
+
+@pytest.fixture(scope="session")
+def suite():
+    return load_suite(REPO / "graders")
+
+
+@pytest.fixture(scope="session")
+def reference():
+    return load_reference(REPO / "source" / "positional-encoding")
+
+
+def reference_nb(name: str):
+    """The notebook a student who wrote exactly the reference solution would submit."""
+    return reference_submission(REPO / "source" / "positional-encoding" / f"{name}.ipynb")
+
+
+def release_nb(name: str):
+    """The untouched released notebook (stubs)."""
+    return nbformat.read(REPO / "release" / "positional-encoding" / f"{name}.ipynb", as_version=4)
+
+
+def with_code(nb, function: str, code: str):
+    """Replace the solution cell of ``function`` with ``code`` (a student's answer)."""
+    nb = nbformat.from_dict(nb)
+    for cell in nb.cells:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == f"solution_{function}":
+            cell.source = code
+            return nb
+    raise KeyError(f"no solution cell for {function}")
+
+
+def append_code(nb, code: str):
+    """Add a code cell at the end (e.g. hostile code next to otherwise correct work)."""
+    nb = nbformat.from_dict(nb)
+    nb.cells.append(nbformat.v4.new_code_cell(code))
+    return nb
+
+
+class CourseCopy:
+    """A scratch course directory: source/, release/, graders/, config and a fresh gradebook."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.course = Course(root)
+
+    def submit(self, student: str, notebooks: dict[str, object]) -> Path:
+        """Put notebooks (name -> NotebookNode, or bytes/str for raw file content) into submitted/."""
+        folder = self.root / "submitted" / student / "positional-encoding"
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, nb in notebooks.items():
+            path = folder / f"{name}.ipynb"
+            if isinstance(nb, bytes):
+                path.write_bytes(nb)
+            elif isinstance(nb, str):
+                path.write_text(nb, encoding="utf-8")
+            else:
+                nbformat.write(nb, path)
+        return folder
+
+    def nbgrader(self, *args: str, check: bool = False) -> subprocess.CompletedProcess:
+        exe = Path(sys.executable).with_name("nbgrader")
+        proc = subprocess.run([str(exe), *args], cwd=self.root, capture_output=True, text=True, timeout=1800,
+                              env={**os.environ, "PYTHONWARNINGS": "ignore"}, check=False)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"nbgrader {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+        return proc
+
+    def record(self, student: str, notebook: str) -> dict:
+        import json
+
+        path = self.root / "autograded" / student / "positional-encoding" / f"{notebook}.grading.json"
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    def scores(self) -> dict[tuple[str, str, str], float]:
+        """(student, notebook, grade_id) -> score, read from the gradebook with nbgrader's API."""
+        from nbgrader.api import Gradebook
+
+        out = {}
+        with Gradebook(self.course.db_url) as gb:
+            for sub in gb.find_assignment("positional-encoding").submissions:
+                for nb in sub.notebooks:
+                    for grade in nb.grades:
+                        out[(sub.student.id, nb.name, grade.name)] = grade.score
+        return out
+
+
+@pytest.fixture(scope="session")
+def _course_template(tmp_path_factory) -> Path:
+    """One course copy with the assignment generated (and so in its gradebook), copied per test."""
+    root = tmp_path_factory.mktemp("course-template")
+    for name in ("source", "graders"):
+        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
+    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
+    copy = CourseCopy(root)
+    copy.nbgrader("generate_assignment", "positional-encoding", "--force", check=True)
+    return root
+
+
+@pytest.fixture
+def course_copy(_course_template, tmp_path) -> CourseCopy:
+    root = tmp_path / "course"
+    shutil.copytree(_course_template, root)
+    return CourseCopy(root)
+
+
+@pytest.fixture
+def make_course(_course_template, tmp_path) -> Callable[[str], CourseCopy]:
+    def make(name: str) -> CourseCopy:
+        root = tmp_path / name
+        shutil.copytree(_course_template, root)
+        return CourseCopy(root)
+
+    return make

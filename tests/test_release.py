@@ -1,0 +1,393 @@
+"""The student release: in sync with the source, safe to hand out, runnable, scored and Indonesian.
+
+- golden comparison: the committed ``release/`` equals a fresh ``nbgrader generate_assignment``
+  (``pe-course release`` refreshes it), and the comparison notices a difference;
+- ``release_problems`` is empty for the committed release and catches deliberately broken copies;
+- no solution code or hidden test text in the release; every stub raises ``NotImplementedError``,
+  both in a plain namespace and in a real kernel, where nothing else may fail;
+- committed notebooks carry no outputs; the nbgrader metadata gives each graded function one
+  solution cell and one test cell worth the graders' maximum, and the points table of the chapter;
+- student-facing text (markdown, hints, visible assert messages) is Indonesian.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+from nbclient import NotebookClient
+
+from conftest import NOTEBOOKS, REPO, release_nb
+from pe_course.course import Course
+from pe_course.grading import load_suite
+from pe_course.release import release_diff, release_problems
+
+SOURCE = REPO / "source" / "positional-encoding"
+RELEASE = REPO / "release" / "positional-encoding"
+SOLUTION = ("### BEGIN SOLUTION", "### END SOLUTION")
+HIDDEN = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
+REFRESH = "pe-course release"
+
+# Small valid arguments for every graded function (checked against the reference below).
+CALLS = {
+    "embed": lambda: ([2, 0, 2], np.array([[1.0, 0.0], [0.0, 1.0], [5.0, 5.0]]), np.zeros((4, 2))),
+    "one_hot": lambda: ([2, 0, 2], 3),
+    "embed_backward": lambda: ([2, 0, 2], np.ones((3, 2)), 3, 4),
+    "frequencies": lambda: (8,),
+    "positional_encoding": lambda: (6, 8),
+    "rotation_matrix": lambda: (0.3,),
+    "shift_encoding": lambda: (np.array([np.sin(1.0), np.cos(1.0)]), 2),
+    "apply_rope": lambda: (np.ones((3, 2)),),
+    "rope_scores": lambda: (np.ones((3, 2)), np.ones((2, 2))),
+    "position_similarity": lambda: (np.eye(3), 0),
+    "offset_similarity": lambda: (1, 8),
+    "self_attention": lambda: (np.eye(2),),
+}
+POINTS_PER_NOTEBOOK = {"01_embedding": 9, "02_sinusoidal": 6, "03_rotation": 11, "04_similarity": 7}
+TOTAL_POINTS = 33
+
+
+def source_nb(name: str):
+    return nbformat.read(SOURCE / f"{name}.ipynb", as_version=4)
+
+
+def meta(c) -> dict:
+    return c.get("metadata", {}).get("nbgrader", {})
+
+
+def gid(c) -> str:
+    return meta(c).get("grade_id", "")
+
+
+def solution_functions(nb) -> list[str]:
+    return [gid(c)[len("solution_"):] for c in nb.cells if c.cell_type == "code" and meta(c).get("solution")]
+
+
+def region_only_lines(nb, markers: tuple[str, str]) -> set[str]:
+    """Stripped lines that occur only between ``markers`` in ``nb`` (nowhere else in it)."""
+    inside, elsewhere = set(), set()
+    for c in nb.cells:
+        active = False
+        for line in c.source.splitlines():
+            text = line.strip()
+            if text in markers:
+                active = text == markers[0]
+            elif text:
+                (inside if active else elsewhere).add(text)
+    return inside - elsewhere
+
+
+def release_lines(nb) -> set[str]:
+    return {line.strip() for c in nb.cells for line in c.source.splitlines() if line.strip()}
+
+
+# =============================================================================================
+# 1. Golden comparison with a fresh nbgrader generate_assignment
+# =============================================================================================
+def test_release_matches_fresh_generate_assignment():
+    differ = release_diff(Course(REPO))
+    assert differ == [], (
+        f"release/ is out of date: {', '.join(differ)} differ from a fresh `nbgrader generate_assignment` "
+        f"of source/. Refresh the committed copy with: {REFRESH}"
+    )
+
+
+def _scratch_course(root: Path) -> Course:
+    shutil.copytree(SOURCE, root / "source" / "positional-encoding")
+    shutil.copytree(RELEASE, root / "release" / "positional-encoding")
+    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
+    return Course(root)
+
+
+def test_release_diff_notices_edits_but_not_cell_ids(tmp_path):
+    """The golden check can fail: an edited release notebook differs, new cell ids alone do not."""
+    course = _scratch_course(tmp_path)
+    edited = release_nb("01_embedding")
+    next(c for c in edited.cells if c.cell_type == "markdown").source += "\n\nDiedit dengan tangan."
+    nbformat.write(edited, course.release / "01_embedding.ipynb")
+    renumbered = release_nb("02_sinusoidal")
+    for index, c in enumerate(renumbered.cells):
+        c.id = f"fresh-id-{index}"
+    nbformat.write(renumbered, course.release / "02_sinusoidal.ipynb")
+    (course.release / "04_similarity.ipynb").unlink()
+    assert release_diff(course) == ["01_embedding.ipynb", "04_similarity.ipynb"]
+
+
+# =============================================================================================
+# 2. release_problems: empty for the committed release, and it can fail
+# =============================================================================================
+def test_release_problems_empty_for_committed_release():
+    problems = release_problems(RELEASE, SOURCE)
+    assert problems == [], "the committed release is unsafe:\n- " + "\n- ".join(problems)
+
+
+def _paste_solution_line(nb):
+    stub = next(c for c in nb.cells if gid(c) == "solution_embed")
+    leaked = next(line for line in source_cell_lines("01_embedding", "solution_embed")
+                  if line.strip().startswith("return "))
+    stub.source = stub.source.replace("    raise NotImplementedError()", f"{leaked}\n    raise NotImplementedError()")
+
+
+def source_cell_lines(name: str, grade_id: str) -> list[str]:
+    c = next(c for c in source_nb(name).cells if gid(c) == grade_id)
+    return c.source.splitlines()
+
+
+def _add_hidden_marker(nb):
+    c = next(c for c in nb.cells if gid(c) == "test_one_hot")
+    c.source += "\n### BEGIN HIDDEN TESTS\nassert one_hot([0], 1).shape == (1, 1)\n### END HIDDEN TESTS"
+
+
+def _add_outputs(nb):
+    c = next(c for c in nb.cells if gid(c) == "demo_lookup")
+    c.outputs = [nbformat.v4.new_output("stream", name="stdout", text="sama? True\n")]
+    c.execution_count = 3
+
+
+def _add_execution_count(nb):
+    next(c for c in nb.cells if gid(c) == "setup_tables").execution_count = 1
+
+
+def _remove_stub(nb):
+    c = next(c for c in nb.cells if gid(c) == "solution_one_hot")
+    c.source = c.source.replace("raise NotImplementedError()", "pass")
+
+
+@pytest.mark.parametrize(("breakage", "expected"), [
+    (_paste_solution_line, "solution code leaked"),
+    (_add_hidden_marker, "hidden-test markers"),
+    (_add_outputs, "has outputs"),
+    (_add_execution_count, "has outputs"),
+    (_remove_stub, "without a NotImplementedError stub"),
+])
+def test_release_problems_reports_broken_release(tmp_path, breakage, expected):
+    broken = tmp_path / "release"
+    shutil.copytree(RELEASE, broken)
+    nb = release_nb("01_embedding")
+    breakage(nb)
+    nbformat.write(nb, broken / "01_embedding.ipynb")
+    problems = release_problems(broken, SOURCE)
+    assert problems, f"{breakage.__name__}: release_problems found nothing"
+    assert all(p.startswith("01_embedding.ipynb") for p in problems), problems
+    assert any(expected in p for p in problems), problems
+
+
+def test_release_problems_reports_missing_notebook(tmp_path):
+    broken = tmp_path / "release"
+    shutil.copytree(RELEASE, broken)
+    (broken / "03_rotation.ipynb").unlink()
+    problems = release_problems(broken, SOURCE)
+    assert len(problems) == 1 and "differ from source notebooks" in problems[0], problems
+
+
+# =============================================================================================
+# 3. No solutions or hidden tests; every stub raises NotImplementedError
+# =============================================================================================
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_has_no_solution_code(name):
+    only_in_solutions = region_only_lines(source_nb(name), SOLUTION)
+    assert only_in_solutions, f"{name}: no solution regions found in the source (marker spelling?)"
+    leaked = release_lines(release_nb(name)) & only_in_solutions
+    assert leaked == set(), f"{name}: solution code in the release: {sorted(leaked)}"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_has_no_hidden_tests(name):
+    hidden = region_only_lines(source_nb(name), HIDDEN)
+    assert hidden, f"{name}: no hidden test regions found in the source"
+    nb = release_nb(name)
+    leaked = release_lines(nb) & hidden
+    assert leaked == set(), f"{name}: hidden test text in the release: {sorted(leaked)}"
+    text = "\n".join(c.source for c in nb.cells)
+    assert "HIDDEN TESTS" not in text and "BEGIN SOLUTION" not in text and "END SOLUTION" not in text
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_written_answers_are_stubs(name):
+    stub = Course(REPO).config().ClearSolutions.text_stub
+    answers = {gid(c): c for c in source_nb(name).cells if c.cell_type == "markdown" and meta(c).get("solution")}
+    released = {gid(c): c for c in release_nb(name).cells if c.cell_type == "markdown" and meta(c).get("solution")}
+    assert set(released) == set(answers)
+    lines = release_lines(release_nb(name))
+    for grade_id, c in released.items():
+        assert c.source.strip() == stub, f"{name} {grade_id}: the example answer was not replaced"
+        example = {line.strip() for line in answers[grade_id].source.splitlines() if len(line.strip()) > 20}
+        assert not (lines & example), f"{name} {grade_id}: example answer text in the release"
+
+
+def _plain(source: str) -> str:
+    """A notebook cell as plain Python (line magics such as %matplotlib dropped)."""
+    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("%"))
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_stubs_raise_not_implemented(name, reference):
+    nb = release_nb(name)
+    functions = solution_functions(nb)
+    assert functions and set(functions) <= set(CALLS), f"{name}: no call arguments for {set(functions) - set(CALLS)}"
+    namespace: dict = {"__name__": f"release_{name}"}
+    for c in nb.cells:
+        if c.cell_type == "code" and "setup" in c.get("metadata", {}).get("tags", []):
+            exec(compile(_plain(c.source), f"<{name} {gid(c)}>", "exec"), namespace)
+    for fn in functions:
+        c = next(c for c in nb.cells if gid(c) == f"solution_{fn}")
+        assert "raise NotImplementedError()" in c.source, f"{name} solution_{fn}: no NotImplementedError stub"
+        exec(compile(_plain(c.source), f"<{name} solution_{fn}>", "exec"), namespace)
+        assert callable(namespace.get(fn)), f"{name} solution_{fn} does not define {fn}"
+        reference[fn](*CALLS[fn]())  # the arguments are valid: the reference solution accepts them
+        with pytest.raises(NotImplementedError):
+            namespace[fn](*CALLS[fn]())
+
+
+# =============================================================================================
+# 4. The release in a real kernel: only NotImplementedError
+# =============================================================================================
+async def _execute(path: Path, cwd: Path):
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, kernel_name="python3", timeout=120, allow_errors=True,
+                            resources={"metadata": {"path": str(cwd)}})
+    await client.async_execute()
+    return nb
+
+
+async def _execute_all(root: Path) -> dict:
+    for name in NOTEBOOKS:
+        (root / name).mkdir()
+    results = await asyncio.gather(*(_execute(RELEASE / f"{name}.ipynb", root / name) for name in NOTEBOOKS))
+    return dict(zip(NOTEBOOKS, results, strict=True))
+
+
+@pytest.fixture(scope="module")
+def executed_release(tmp_path_factory) -> dict:
+    """Each release notebook executed once (concurrently) with allow_errors=True."""
+    return asyncio.run(_execute_all(tmp_path_factory.mktemp("executed-release")))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_executes_with_only_not_implemented_errors(executed_release, name):
+    nb = executed_release[name]
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code), f"{name}: not every code cell ran"
+    errors = {gid(c): [o for o in c.outputs if o.output_type == "error"] for c in code}
+    other = {g: [e.ename for e in errs] for g, errs in errors.items()
+             if any(e.ename != "NotImplementedError" for e in errs)}
+    assert other == {}, f"{name}: cells failing for another reason than the stubs: {other}"
+    for c in code:
+        if "setup" in c.get("metadata", {}).get("tags", []):
+            assert errors[gid(c)] == [], f"{name} {gid(c)}: a setup cell fails"
+    for fn in solution_functions(nb):
+        assert [e.ename for e in errors[f"test_{fn}"]] == ["NotImplementedError"], \
+            f"{name} test_{fn} should stop at the stub of {fn}"
+
+
+# =============================================================================================
+# 5. Committed notebooks carry no outputs
+# =============================================================================================
+@pytest.mark.parametrize("folder", [SOURCE, RELEASE], ids=["source", "release"])
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_committed_notebooks_have_no_outputs(folder, name):
+    nb = nbformat.read(folder / f"{name}.ipynb", as_version=4)
+    dirty = [gid(c) or index for index, c in enumerate(nb.cells)
+             if c.cell_type == "code" and (c.outputs or c.execution_count is not None)]
+    assert dirty == [], f"{folder.name}/{name}.ipynb: cells with outputs or execution counts: {dirty}"
+
+
+# =============================================================================================
+# 6. Scoring metadata: one solution and one test cell per graded function, the points table
+# =============================================================================================
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_graded_functions_have_one_solution_and_one_test_cell(name):
+    suite = load_suite(REPO / "graders")
+    for nb in (source_nb(name), release_nb(name)):
+        ids = [gid(c) for c in nb.cells if gid(c)]
+        assert len(ids) == len(set(ids)), f"{name}: duplicate grade_ids"
+        functions = solution_functions(nb)
+        assert functions == suite.notebooks[name], f"{name}: solution cells {functions} vs graders"
+        for fn in functions:
+            tests = [c for c in nb.cells if c.cell_type == "code" and gid(c) == f"test_{fn}"]
+            solutions = [c for c in nb.cells if c.cell_type == "code" and gid(c) == f"solution_{fn}"]
+            assert len(tests) == 1 and len(solutions) == 1, f"{name} {fn}: {len(tests)} tests, {len(solutions)} solutions"
+            test_meta, solution_meta = meta(tests[0]), meta(solutions[0])
+            assert test_meta.get("grade") and test_meta.get("locked") and not test_meta.get("solution")
+            assert solution_meta.get("solution") and not solution_meta.get("grade")
+            assert test_meta.get("points") == suite.max_score(fn), \
+                f"{name} test_{fn}: {test_meta.get('points')} points, graders give at most {suite.max_score(fn)}"
+
+
+def written_answers(nb) -> list:
+    return [c for c in nb.cells if c.cell_type == "markdown" and meta(c).get("grade") and meta(c).get("solution")]
+
+
+def test_written_answers_are_manually_graded():
+    answers = [c for name in NOTEBOOKS for c in written_answers(release_nb(name))]
+    assert len(answers) >= 2
+    for c in answers:
+        assert meta(c).get("points", 0) > 0 and gid(c).startswith("answer_") and not meta(c).get("locked")
+
+
+def test_points_table():
+    for folder in (SOURCE, RELEASE):
+        table = {
+            name: sum(meta(c).get("points", 0) for c in nbformat.read(folder / f"{name}.ipynb", as_version=4).cells
+                      if meta(c).get("grade"))
+            for name in NOTEBOOKS
+        }
+        assert table == POINTS_PER_NOTEBOOK, f"{folder.name}: {table}"
+        assert sum(table.values()) == TOTAL_POINTS
+
+
+# =============================================================================================
+# 7. Student-facing text is Indonesian
+# =============================================================================================
+INDONESIAN = {"yang", "dan", "posisi", "harus", "salah", "seharusnya", "diharapkan", "bentuk", "untuk", "nilai",
+              "dengan", "tidak", "bila", "jika", "didapat", "sama", "bukan", "hasil", "tiap", "boleh", "baris"}
+ENGLISH = {"the", "should", "must", "expected", "wrong", "got", "instead", "received", "returns", "incorrect"}
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", text.lower()))
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_markdown_is_indonesian_with_hints(name):
+    markdown = "\n".join(c.source for c in release_nb(name).cells if c.cell_type == "markdown")
+    assert {"yang", "dan", "posisi"} <= words(markdown), f"{name}: markdown lacks common Indonesian words"
+    details = re.findall(r"<details>(.*?)</details>", markdown, flags=re.S)
+    assert details, f"{name}: no <details> hint blocks"
+    for block in details:
+        assert re.match(r"\s*<summary>Petunjuk \d+</summary>", block), f"{name}: hint without 'Petunjuk': {block[:60]!r}"
+
+
+def assert_messages(source: str) -> list[str]:
+    """The literal text of every assert message in a cell (f-string placeholders dropped)."""
+    messages = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assert):
+            msg = node.msg
+            if isinstance(msg, ast.Constant):
+                messages.append(str(msg.value))
+            elif isinstance(msg, ast.JoinedStr):
+                messages.append("".join(v.value for v in msg.values if isinstance(v, ast.Constant)))
+            else:
+                messages.append("")
+    return messages
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_visible_check_messages_are_indonesian(name):
+    cells = [c for c in release_nb(name).cells if c.cell_type == "code" and gid(c).startswith("test_")]
+    assert cells
+    for c in cells:
+        messages = assert_messages(c.source)
+        assert messages, f"{name} {gid(c)}: no visible checks"
+        for message in messages:
+            found = words(message)
+            assert found & INDONESIAN, f"{name} {gid(c)}: assert message not in Indonesian: {message!r}"
+            assert not found & ENGLISH, f"{name} {gid(c)}: English in assert message: {message!r}"
