@@ -26,7 +26,11 @@ c.Autograde.sanitize_preprocessors = nbgrader_plugins.SANITIZE_PREPROCESSORS
 c.Autograde.autograde_preprocessors = nbgrader_plugins.AUTOGRADE_PREPROCESSORS
 c.GenerateFeedback.preprocessors = nbgrader_plugins.FEEDBACK_PREPROCESSORS
 
+# LMS bulk downloads (Canvas-style names) through `nbgrader zip_collect positional-encoding`.
+c.ZipCollectApp.collector_plugin = "pe_course.intake.LmsFileNameCollector"
+
 # Wall-clock limits (seconds): per cell and per notebook for the sandboxed run, per notebook for grading.
 c.Execute.timeout = 30
-c.SandboxedExecute.notebook_timeout = 300
-c.ScoreWithGraders.notebook_timeout = 300
+c.SandboxedExecute.notebook_timeout = 120
+c.ScoreWithGraders.notebook_timeout = 120
+c.ScoreWithGraders.call_timeout = 10

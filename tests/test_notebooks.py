@@ -25,12 +25,11 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+from conftest import NOTEBOOKS, REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from nbclient import NotebookClient
-
-from conftest import NOTEBOOKS, REPO
 
 SOURCE = REPO / "source" / "positional-encoding"
 SETTINGS = settings(derandomize=True, max_examples=30, deadline=None)
@@ -602,7 +601,7 @@ def test_sentences_differ_only_with_positions(reference):
     """The claim of the 04 demo, recomputed from the reference functions (not the notebook's output)."""
     vocab = {"orang": 0, "menggigit": 1, "anjing": 2}
     table = np.random.default_rng(0).normal(size=(3, 8))
-    a, b = "orang menggigit anjing".split(), "anjing menggigit orang".split()
+    a, b = ["orang", "menggigit", "anjing"], ["anjing", "menggigit", "orang"]
     xa, xb = table[[vocab[w] for w in a]], table[[vocab[w] for w in b]]
     perm = [a.index(w) for w in b]
     attend, pe = reference["self_attention"], reference["positional_encoding"](3, 8)

@@ -21,9 +21,9 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+from conftest import NOTEBOOKS, REPO, release_nb
 from nbclient import NotebookClient
 
-from conftest import NOTEBOOKS, REPO, release_nb
 from pe_course.course import Course
 from pe_course.grading import load_suite
 from pe_course.release import release_diff, release_problems
@@ -127,16 +127,16 @@ def test_release_problems_empty_for_committed_release():
     assert problems == [], "the committed release is unsafe:\n- " + "\n- ".join(problems)
 
 
+def source_cell_lines(name: str, grade_id: str) -> list[str]:
+    c = next(c for c in source_nb(name).cells if gid(c) == grade_id)
+    return c.source.splitlines()
+
+
 def _paste_solution_line(nb):
     stub = next(c for c in nb.cells if gid(c) == "solution_embed")
     leaked = next(line for line in source_cell_lines("01_embedding", "solution_embed")
                   if line.strip().startswith("return "))
     stub.source = stub.source.replace("    raise NotImplementedError()", f"{leaked}\n    raise NotImplementedError()")
-
-
-def source_cell_lines(name: str, grade_id: str) -> list[str]:
-    c = next(c for c in source_nb(name).cells if gid(c) == grade_id)
-    return c.source.splitlines()
 
 
 def _add_hidden_marker(nb):

@@ -63,7 +63,8 @@ def cmd_build(args) -> int:
     return 0
 
 
-def cmd_grade(args) -> int:
+def run_grading(course: Course, students=None, jobs: int = 2, force: bool = False):
+    """Grade with a live progress bar, then generate feedback; returns (summary, feedback failures)."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -74,32 +75,113 @@ def cmd_grade(args) -> int:
     )
 
     from .batch import feedback_round, grade_round
+
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("[red]{task.fields[failed]} failed"), TimeElapsedColumn(), TextColumn("ETA"),
+               TimeRemainingColumn()]
+    with Progress(*columns, console=console) as progress:
+        bar = progress.add_task("Grading ", total=None, failed=0)
+
+        def on_event(kind, student, summary):
+            if kind == "start":
+                progress.update(bar, total=int(student))
+            elif kind in ("graded", "failed"):
+                progress.update(bar, advance=1, failed=len(summary.failed))
+
+        summary = grade_round(course, students, jobs=jobs, force=force, on_event=on_event)
+        feedback_bar = progress.add_task("Feedback", total=len(summary.graded), failed=0)
+        failures = feedback_round(course, summary.graded, jobs=jobs,
+                                  on_done=lambda s, ok: progress.update(feedback_bar, advance=1,
+                                                                        failed=0 if ok else 1))
+    return summary, failures
+
+
+def cmd_grade(args) -> int:
     from .sandbox import Sandbox
 
     course = Course.here(args.course)
     if args.assignment != course.assignment:
         console.print(f"[red]Unknown assignment {args.assignment!r}[/]: this course has {course.assignment!r}.")
         return 2
+    if not (course.submitted).is_dir():
+        console.print(f"[red]No submissions[/]: {course.submitted} does not exist (nbgrader collect / zip_collect).")
+        return 2
     console.print(f"Sandbox: {Sandbox().isolation}")
-    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("[red]{task.fields[failed]} failed"), TimeElapsedColumn(), TextColumn("ETA"),
-               TimeRemainingColumn()]
-    with Progress(*columns, console=console, transient=False) as progress:
-        bar = progress.add_task("Grading", total=None, failed=0)
-
-        def on_event(kind, student, summary):
-            if kind == "start":
-                progress.update(bar, total=int(student))
-            elif kind in ("graded", "failed"):
-                progress.update(bar, advance=1 if student not in summary.skipped else 0, failed=len(summary.failed))
-
-        summary = grade_round(course, args.student or None, jobs=args.jobs, force=args.force, on_event=on_event)
-        feedback_bar = progress.add_task("Feedback", total=len(summary.graded), failed=0)
-        feedback_failures = feedback_round(
-            course, summary.graded, jobs=args.jobs,
-            on_done=lambda s, ok: progress.update(feedback_bar, advance=1))
+    summary, feedback_failures = run_grading(course, args.student or None, args.jobs, args.force)
     print_round(course, summary, feedback_failures)
     return 1 if summary.failed else 0
+
+
+def cmd_demo(args) -> int:
+    import tempfile
+    import time
+
+    from . import demo
+    from .release import refresh_release
+    from .sandbox import Sandbox
+    from .selfcheck import run_selfcheck
+
+    started = time.monotonic()
+    repo = Course.here(args.course) if args.course else Course.here(_repo_guess())
+    out = Path(args.out).resolve() if args.out else Path(tempfile.mkdtemp(prefix="pe-course-demo-"))
+    console.rule("pe-course demo")
+    console.print(f"Scratch course directory: [bold]{out}[/]")
+    console.print(f"Sandbox: {Sandbox().isolation}")
+    course = demo.scratch_course(repo, out)
+    with console.status("Releasing (nbgrader generate_assignment) and self-validating the graders…"):
+        refresh_release(course)
+        check = run_selfcheck(course)
+    console.print(f"1. Release generated; graders' self-validation: {'passed' if check.ok else 'FAILED'} "
+                  f"({len(check.rows)} checks)")
+    for problem in check.problems:
+        console.print(f"   [red]- {problem}[/]")
+    archive = demo.build_lms_zip(course, course.root / "downloaded" / course.assignment / "archive" / "lms-download.zip")
+    console.print(f"2. Synthetic class of {len(demo.CLASS)} students as an LMS download: {archive.relative_to(out)}")
+    for student in demo.CLASS:
+        console.print(f"     {student.login:<6} {student.story}")
+    collected = demo.nbgrader_cli(course, "zip_collect", course.assignment, "--force")
+    if collected.returncode != 0:
+        console.print(f"[red]nbgrader zip_collect failed[/]\n{collected.stderr[-2000:]}")
+        return 1
+    console.print(f"3. nbgrader zip_collect → {len(list(course.submitted.iterdir()))} students in submitted/")
+    console.print(f"4. Grading in parallel (pe-course grade --jobs {args.jobs}) and generating feedback:")
+    summary, feedback_failures = run_grading(course, None, args.jobs, force=True)
+    exported = demo.nbgrader_cli(course, "export", "--to", str(course.root / "grades.csv"))
+    console.print(f"5. Grades exported with nbgrader export → grades.csv "
+                  f"({'ok' if exported.returncode == 0 else 'failed'})")
+    print_round(course, summary, feedback_failures)
+    report = _write_report(course)
+    console.print(f"6. Report: [bold]{report}[/]" if report else "6. Report: not available")
+    console.print(f"Feedback for students: {course.feedback}")
+    console.print(f"Done in {time.monotonic() - started:.0f} s. Try: cd {out} && nbgrader formgrader "
+                  "(manual grading of the written answers)")
+    return 0 if check.ok and not feedback_failures else 1
+
+
+def _repo_guess() -> Path:
+    """The clone this package was installed from (editable installs), else the working directory."""
+    here = Path(__file__).resolve().parents[2]
+    return here if (here / "nbgrader_config.py").is_file() else Path.cwd()
+
+
+def _write_report(course: Course):
+    try:
+        from .report import write_report
+    except ImportError:
+        return None
+    return write_report(course)
+
+
+def cmd_report(args) -> int:
+    course = Course.here(args.course)
+    if args.assignment != course.assignment:
+        console.print(f"[red]Unknown assignment {args.assignment!r}[/]: this course has {course.assignment!r}.")
+        return 2
+    from .report import write_report
+
+    path = write_report(course, Path(args.out) if args.out else None)
+    console.print(f"Report written: {path}")
+    return 0
 
 
 def print_round(course: Course, summary, feedback_failures: dict[str, str]) -> None:
@@ -137,6 +219,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
     p.add_argument("--force", action="store_true", help="re-grade even unchanged, already graded submissions")
     p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("report", help="HTML report with plots and the grades CSV, from the gradebook")
+    p.add_argument("assignment", nargs="?", default=ASSIGNMENT)
+    p.add_argument("--out", help="output directory (default: reports/<assignment>)")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("demo", help="a whole grading round on a synthetic class in a scratch course directory")
+    p.add_argument("--out", help="scratch course directory (default: a new temporary directory)")
+    p.add_argument("--jobs", "-j", type=int, default=2)
+    p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("build", help="self-validate the graders, then release (refuses when validation fails)")
     p.set_defaults(func=cmd_build)

@@ -161,6 +161,18 @@ class RepairMetadata(NbGraderPreprocessor):
         self.log.warning("Repaired nbgrader metadata of cell %s: %s", index, problem)
 
 
+class ForgetDuplicates(NbGraderPreprocessor):
+    """After ``DeduplicateIds``: the earlier copies of a duplicated cell keep an empty ``nbgrader`` dict,
+    which nbgrader later reads as an outdated schema and aborts the run; drop it and note the duplicate."""
+
+    def preprocess(self, nb, resources):
+        for index, cell in enumerate(nb.cells):
+            if cell.metadata.get("nbgrader", None) == {}:
+                del cell.metadata["nbgrader"]
+                _add_note(nb, f"duplicate-cell: cell {index} repeats a graded or solution cell; the last copy counts")
+        return nb, resources
+
+
 class RobustOverwriteCells(OverwriteCells):
     """``OverwriteCells`` whose restoring of deleted grade cells survives deleted neighbours.
 
@@ -191,6 +203,18 @@ class RobustOverwriteCells(OverwriteCells):
             _add_note(nb, f"restored-cell: {gid}")
         return nb, resources
 
+    def add_missing_task_cells(self, nb, resources):
+        """As nbgrader's, but cells whose metadata DeduplicateIds emptied (no grade_id) are skipped
+        instead of raising KeyError, which aborted the whole student."""
+        source_nb = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
+        order = [c.name for c in source_nb.source_cells]
+        present = {grade_id(cell) for cell in nb.cells} - {None}
+        for task in source_nb.task_cells:
+            if task.name not in present:
+                source_cell = source_nb.source_cells[order.index(task.name)]
+                nb.cells.append(self.missing_cell_transform(source_cell, task.max_score, is_task=True))
+        return nb, resources
+
     @staticmethod
     def _position(nb, gid):
         for i, cell in enumerate(nb.cells):
@@ -203,7 +227,9 @@ class RobustOverwriteCells(OverwriteCells):
 # Autograde
 # --------------------------------------------------------------------------------------------
 def _limits(config_owner) -> Limits:
-    return Limits(notebook_timeout=float(config_owner.notebook_timeout))
+    limits = Limits(notebook_timeout=float(config_owner.notebook_timeout))
+    call_timeout = getattr(config_owner, "call_timeout", None)
+    return limits.scaled(call_timeout=float(call_timeout)) if call_timeout else limits
 
 
 class SandboxedExecute(Execute):
@@ -215,7 +241,7 @@ class SandboxedExecute(Execute):
     never enters the student's kernel); they get a placeholder error until the graders score them.
     """
 
-    notebook_timeout = Float(300.0, help="Wall-clock limit (seconds) for running one whole notebook.").tag(
+    notebook_timeout = Float(120.0, help="Wall-clock limit (seconds) for running one whole notebook.").tag(
         config=True
     )
 
@@ -253,7 +279,7 @@ class SandboxedExecute(Execute):
             shutil.copy(Path(__file__).with_name("nbexec.py"), scratch / "nbexec.py")
             argv = [sys.executable, "-E", "-s", "-B", sandbox.inside(scratch, "nbexec.py"),
                     sandbox.inside(scratch, "in.ipynb"), sandbox.inside(scratch, "out.ipynb"),
-                    str(int(self.timeout or 30))]
+                    str(int(self.timeout or 30)), str(max(5, int(sandbox.limits.notebook_timeout) - 5))]
             problem = None
             with sandbox.start(argv, scratch, stdin=-3, stdout=-3, stderr=-3) as proc:
                 try:
@@ -261,6 +287,8 @@ class SandboxedExecute(Execute):
                 except Exception:  # noqa: BLE001 (subprocess.TimeoutExpired)
                     problem = f"melewati batas waktu {sandbox.limits.notebook_timeout:g} detik untuk seluruh notebook"
             out = scratch / "out.ipynb"
+            if problem is None and (scratch / "out.ipynb.incomplete").exists():
+                problem = "dihentikan sebelum semua sel selesai (batas waktu notebook atau kernel mati)"
             if not out.is_file() or out.stat().st_size > MAX_RESULT_BYTES:
                 return None, problem or "proses notebook berhenti sebelum selesai"
             try:
@@ -302,7 +330,10 @@ class ScoreWithGraders(NbGraderPreprocessor):
     graders_dir = Unicode("graders", help="Directory of the hidden graders (relative to the course root).").tag(
         config=True
     )
-    notebook_timeout = Float(300.0, help="Wall-clock limit (seconds) for grading one notebook.").tag(config=True)
+    notebook_timeout = Float(120.0, help="Wall-clock limit (seconds) for grading one notebook.").tag(config=True)
+    call_timeout = Float(10.0, help="Wall-clock limit (seconds) for one call of a student's function.").tag(
+        config=True
+    )
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
@@ -352,8 +383,8 @@ def score_outputs(cell: CellResult) -> list:
     ]
 
 
-SANITIZE_PREPROCESSORS = [RepairMetadata, ClearOutput, DeduplicateIds, OverwriteKernelspec, RobustOverwriteCells,
-                          CheckCellMetadata]
+SANITIZE_PREPROCESSORS = [RepairMetadata, ClearOutput, DeduplicateIds, ForgetDuplicates, OverwriteKernelspec,
+                          RobustOverwriteCells, CheckCellMetadata]
 AUTOGRADE_PREPROCESSORS = [SandboxedExecute, ScoreWithGraders, IgnorePattern, ClearMetadataPreprocessor,
                            LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 # nbgrader's feedback shows test cells as restored from source/, hidden region included: strip it.

@@ -52,12 +52,11 @@ def release_problems(release_dir: Path, source_dir: Path) -> list[str]:
             if cell.cell_type == "code" and (cell.get("outputs") or cell.get("execution_count")):
                 problems.append(f"{where}: has outputs")
             meta = nbgrader_meta(cell)
-            if meta.get("solution") and cell.cell_type == "code":
-                if "raise NotImplementedError()" not in src:
-                    problems.append(f"{where}: solution cell without a NotImplementedError stub")
-                leaked = [line for line in src.splitlines() if line.strip() and line.strip() in solution_lines]
-                if leaked:
-                    problems.append(f"{where}: solution code leaked: {leaked[0].strip()!r}")
+            if meta.get("solution") and cell.cell_type == "code" and "raise NotImplementedError()" not in src:
+                problems.append(f"{where}: solution cell without a NotImplementedError stub")
+            leaked = [line for line in src.splitlines() if line.strip() and line.strip() in solution_lines]
+            if leaked:
+                problems.append(f"{where}: solution text leaked: {leaked[0].strip()!r}")
             if is_test_cell(cell) and not meta.get("grade"):
                 problems.append(f"{where}: test cell is not graded")
     return problems
@@ -69,7 +68,8 @@ def _solution_lines(nb: Any) -> set[str]:
         return set()
     inside, elsewhere = set(), set()
     for cell in nb.cells:
-        active = False
+        # nbgrader replaces a whole solution cell that has no markers (e.g. a written answer)
+        active = bool(nbgrader_meta(cell).get("solution")) and "### BEGIN SOLUTION" not in cell.source
         for line in cell.source.splitlines():
             text = line.strip()
             if text == "### BEGIN SOLUTION":

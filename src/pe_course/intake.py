@@ -1,0 +1,74 @@
+"""Taking submissions in the way an LMS hands them over, through ``nbgrader zip_collect``.
+
+An LMS bulk download (Canvas style) is a zip of flat files named
+``<login>_[late_]<user id>_<submission id>_<file name>``, where the LMS renames re-uploads
+(``01_embedding-1.ipynb``) and students rename files (``01_embedding (1).ipynb``, ``01_Embedding.ipynb``).
+:class:`LmsFileNameCollector` maps each file to the student and to the assignment's notebook name so
+that ``nbgrader zip_collect positional-encoding`` fills ``submitted/`` correctly; files that match no
+notebook are skipped with a warning naming them.
+
+Configured in nbgrader_config.py::
+
+    c.ZipCollectApp.collector_plugin = "pe_course.intake.LmsFileNameCollector"
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zipfile
+from pathlib import Path
+
+from nbgrader.plugins.zipcollect import FileNameCollectorPlugin
+from traitlets import List, Unicode
+
+from .course import NOTEBOOKS
+
+CANVAS_PATTERN = r".*[/\\](?P<student_id>[A-Za-z0-9.\-]+?)_(?:late_)?\d+_\d+_(?P<file_id>[^/\\]+)$"
+_COPY_SUFFIX = re.compile(r"(?:-\d+|\s*\(\d+\)|\s+copy)$", re.IGNORECASE)
+
+
+def canonical_notebook(file_name: str, notebooks: list[str] | tuple[str, ...] = NOTEBOOKS) -> str | None:
+    """The assignment notebook a submitted file name stands for, or None."""
+    stem, ext = os.path.splitext(os.path.basename(file_name))
+    if ext.lower() != ".ipynb":
+        return None
+    stem = _COPY_SUFFIX.sub("", stem.strip()).strip().lower().replace(" ", "_")
+    for name in notebooks:
+        if stem == name.lower():
+            return name
+    by_number = [n for n in notebooks if stem.split("_")[0] == n.split("_")[0]]
+    return by_number[0] if len(by_number) == 1 else None
+
+
+class LmsFileNameCollector(FileNameCollectorPlugin):
+    """FileNameCollector for LMS downloads: student from the file name, notebook name normalised."""
+
+    named_regexp = Unicode(CANVAS_PATTERN, help="Regexp with student_id and file_id groups.").tag(config=True)
+    notebooks = List(list(NOTEBOOKS), help="Notebook names of the assignment.").tag(config=True)
+
+    def collect(self, submitted_file: str):
+        info = super().collect(submitted_file)
+        if not info:
+            return None
+        name = canonical_notebook(info["file_id"], self.notebooks)
+        if name is None:
+            self.log.warning("Skipping %s: it is not one of the assignment's notebooks %s",
+                             submitted_file, ", ".join(self.notebooks))
+            return None
+        info["student_id"] = info["student_id"].lower()
+        info["file_id"] = f"{name}.ipynb"
+        return info
+
+
+def lms_zip(path: Path, files: dict[str, bytes]) -> Path:
+    """Write an LMS-style bulk download zip of flat files ``{archive name: content}``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for arcname, content in sorted(files.items()):
+            zf.writestr(arcname, content)
+    return path
+
+
+def canvas_name(login: str, user_id: int, submission_id: int, file_name: str, late: bool = False) -> str:
+    return f"{login}_{'late_' if late else ''}{user_id}_{submission_id}_{file_name}"
