@@ -29,6 +29,9 @@ c.GenerateFeedback.preprocessors = nbgrader_plugins.FEEDBACK_PREPROCESSORS
 # LMS bulk downloads (Canvas-style names) through `nbgrader zip_collect positional-encoding`.
 c.ZipCollectApp.collector_plugin = "pe_course.intake.LmsFileNameCollector"
 
+# grades.csv with proper quoting (nbgrader's own CSV export does not quote fields).
+c.ExportApp.plugin_class = "pe_course.export.SafeCsvExportPlugin"
+
 # Wall-clock limits (seconds): per cell and per notebook for the sandboxed run, per notebook for grading.
 c.Execute.timeout = 30
 c.SandboxedExecute.notebook_timeout = 120

@@ -107,10 +107,8 @@ class CourseCopy:
 
     def scores(self) -> dict[tuple[str, str, str], float]:
         """(student, notebook, grade_id) -> score, read from the gradebook with nbgrader's API."""
-        from nbgrader.api import Gradebook
-
         out = {}
-        with Gradebook(self.course.db_url) as gb:
+        with self.course.gradebook() as gb:
             for sub in gb.find_assignment("positional-encoding").submissions:
                 for nb in sub.notebooks:
                     for grade in nb.grades:

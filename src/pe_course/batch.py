@@ -118,11 +118,10 @@ class GradeState:
 # --------------------------------------------------------------------------------------------
 def build_template(course: Course, path: Path) -> Path:
     """A SQLite gradebook holding only the assignment's structure, copied from the course gradebook."""
-    from nbgrader.api import Gradebook
 
     if path.exists():
         path.unlink()
-    with Gradebook(course.db_url) as main, Gradebook(f"sqlite:///{path}") as tmpl:
+    with course.gradebook() as main, course.gradebook(f"sqlite:///{path}") as tmpl:
         a = main.find_assignment(course.assignment)
         tmpl.update_or_create_assignment(a.name, duedate=a.duedate)
         for nb in a.notebooks:
@@ -170,10 +169,9 @@ def _last_lines(text: str, n: int = 6) -> str:
 # --------------------------------------------------------------------------------------------
 def merge_outcome(course: Course, outcome: GradeOutcome) -> None:
     """Copy one student's grades into the course gradebook (one transaction) and files into place."""
-    from nbgrader.api import Gradebook
 
     staging = Path(outcome.staging)
-    with Gradebook(f"sqlite:///{staging / 'gradebook.db'}") as private, Gradebook(course.db_url) as main:
+    with course.gradebook(f"sqlite:///{staging / 'gradebook.db'}") as private, course.gradebook() as main:
         sub = private.find_submission(course.assignment, outcome.student)
         student = private.find_student(outcome.student)
         main.update_or_create_student(outcome.student, first_name=student.first_name,
@@ -382,9 +380,8 @@ def feedback_round(course: Course, students: Iterable[str], jobs: int = 2,
 
 def score_table(course: Course) -> tuple[list[str], list[tuple[str, list[float | None], float, float]]]:
     """(notebooks, rows of (student, score per notebook, total, max)) from the course gradebook."""
-    from nbgrader.api import Gradebook
 
-    with Gradebook(course.db_url) as gb:
+    with course.gradebook() as gb:
         assignment = gb.find_assignment(course.assignment)
         notebooks = [nb.name for nb in assignment.notebooks]
         rows = []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,12 +62,7 @@ class Course:
         """
         from traitlets.config.loader import PyFileConfigLoader
 
-        old = Path.cwd()
-        os.chdir(self.root)
-        try:
-            cfg = PyFileConfigLoader("nbgrader_config.py", path=str(self.root)).load_config()
-        finally:
-            os.chdir(old)
+        cfg = PyFileConfigLoader("nbgrader_config.py", path=str(self.root)).load_config()
         cfg.CourseDirectory.root = str(self.root)
         for key, value in overrides.items():
             cls, trait = key.split(".")
@@ -91,3 +85,10 @@ class Course:
     @property
     def db_url(self) -> str:
         return self.coursedir().db_url
+
+    def gradebook(self, db_url: str | None = None):
+        """nbgrader's Gradebook for this course (with its course id, so no "default_course" appears)."""
+        from nbgrader.api import Gradebook
+
+        coursedir = self.coursedir()
+        return Gradebook(db_url or coursedir.db_url, course_id=coursedir.course_id or "default_course")

@@ -25,6 +25,35 @@ from .student import StudentProcess
 
 RECORD_VERSION = 1
 
+# Things an honest solution to these exercises never needs; found in a submission they become
+# "suspected-tampering" notes for the instructor (they never change a score: the sandbox and the
+# comparisons in this process are what make tampering useless).
+SUSPICIOUS = [
+    (r"gradebook", "mentions the gradebook"),
+    (r"sitecustomize|usercustomize|\.pth\b|conftest", "writes interpreter or pytest start-up files"),
+    (r"\bos\._exit|\bsys\.exit|\bos\.kill|getppid|\bsignal\.", "exits or signals processes"),
+    (r"input_transformers|register_magic|events\.register", "changes how IPython runs cells"),
+    (r"\b(?:np|numpy)(?:\.\w+)+\s*=[^=]", "reassigns numpy functions"),
+    (r"\bbuiltins\.\w+\s*=[^=]|__builtins__", "changes Python built-ins"),
+    (r"def __eq__|def __array__|def __array_ufunc__|__array_priority__", "defines rigged comparisons or arrays"),
+    (r"\bsys\.modules\b|\bimportlib\b|\bctypes\b", "manipulates modules or memory"),
+    (r"\bsubprocess\b|\bsocket\b|\burllib\b|\bos\.system\b", "starts programs or uses the network"),
+    (r"\bgc\.get_objects|\binspect\.stack|sys\._getframe", "inspects the interpreter's memory or stack"),
+    (r"source/|graders|\.\./\.\.|/proc/", "reads course files or other processes"),
+]
+
+
+def suspicious_code(cells: list[str]) -> list[str]:
+    """``suspected-tampering`` notes for code cells that do what no solution here needs."""
+    import re
+
+    notes = []
+    for pattern, what in SUSPICIOUS:
+        hits = [i for i, source in enumerate(cells) if re.search(pattern, source)]
+        if hits:
+            notes.append(f"suspected-tampering: {what} (code cell {', '.join(map(str, hits[:5]))})")
+    return notes
+
 
 # --------------------------------------------------------------------------------------------
 # The grader suite (graders/)
@@ -209,7 +238,9 @@ def grade_notebook(nb: Any, notebook_id: str, suite: GraderSuite, reference: dic
     if not functions:
         result.notes.append("Tidak ada fungsi yang dinilai untuk notebook ini (nama berkas tidak dikenal?).")
         return result
-    with StudentProcess(worker_cells(nb), functions, sandbox) as student:
+    cells = worker_cells(nb)
+    result.notes.extend(suspicious_code(cells))
+    with StudentProcess(cells, functions, sandbox) as student:
         result.cell_errors = student.report.cell_errors
         result.timed_out_cells = student.report.timed_out_cells
         deadline = started + sandbox.limits.notebook_timeout

@@ -121,7 +121,8 @@ class RepairMetadata(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
-        with Gradebook(info["db_url"]) as gb:
+        course_id = CourseDirectory(config=self.config).course_id or "default_course"
+        with Gradebook(info["db_url"], course_id=course_id) as gb:
             try:
                 known = gb.find_notebook(info["notebook"], info["assignment"])
             except MissingEntry:

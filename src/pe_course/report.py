@@ -33,6 +33,7 @@ from typing import Any
 from .course import Course
 
 MAX_RECORD_BYTES = 20 * 1024 * 1024
+MAX_NOTES = 50  # per record: a hostile record cannot flood the attention table
 EPS = 1e-9
 TAMPERING = "suspected-tampering"
 
@@ -331,7 +332,7 @@ def _read_student(course: Course, report: StudentReport, notebooks: list[str],
         named = record.get("student")
         if isinstance(named, str) and named != student:
             report.issues.append(Issue(student, name, "record-mismatch", f"record is for {named[:200]}"))
-        for note in _items(record.get("notes")):
+        for note in _items(record.get("notes"))[:MAX_NOTES]:
             if isinstance(note, str):
                 report.issues.append(_note_issue(student, name, note))
         timed_out = [i for i in _items(record.get("timed_out_cells")) if isinstance(i, int)]
@@ -817,12 +818,12 @@ def _section_scores(data: ReportData, grades_csv: str | None) -> str:
 # --------------------------------------------------------------------------------------------
 def export_grades(course: Course, path: Path) -> Path:
     """``grades.csv`` for this assignment with nbgrader's own CSV exporter (as ``nbgrader export``)."""
-    from nbgrader.plugins.export import CsvExportPlugin
+    from .export import SafeCsvExportPlugin
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    plugin = CsvExportPlugin(config=course.config(), to=str(tmp), assignment=[course.assignment], student=[])
+    plugin = SafeCsvExportPlugin(config=course.config(), to=str(tmp), assignment=[course.assignment], student=[])
     with _gradebook(course) as gb:
         plugin.export(gb)
     tmp.replace(path)

@@ -1,0 +1,127 @@
+"""Parallel grading: same gradebook as serial nbgrader, resumable, skips unchanged submissions."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import reference_nb, release_nb, with_code
+
+from pe_course.batch import GradeState, grade_round
+
+pytestmark = pytest.mark.slow
+
+WRONG_PE = '''def positional_encoding(length, d_model, base=10000.0):
+    angle = np.arange(length)[:, None] * base ** (-np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((length, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.cos(angle), np.sin(angle)
+    return pe'''
+
+# Two notebooks per student keep the suite fast; the others are "missing" (scored 0 by nbgrader).
+CLASS = {
+    "ani": {"01_embedding": reference_nb("01_embedding"), "02_sinusoidal": reference_nb("02_sinusoidal")},
+    "budi": {"01_embedding": release_nb("01_embedding"), "02_sinusoidal": release_nb("02_sinusoidal")},
+    "citra": {"01_embedding": reference_nb("01_embedding"),
+              "02_sinusoidal": with_code(reference_nb("02_sinusoidal"), "positional_encoding", WRONG_PE)},
+    "dewi": {"02_sinusoidal": reference_nb("02_sinusoidal")},
+}
+
+
+def _submit_class(copy):
+    for student, notebooks in CLASS.items():
+        copy.submit(student, notebooks)
+
+
+def test_parallel_grading_equals_serial_nbgrader(make_course):
+    serial, parallel = make_course("serial"), make_course("parallel")
+    _submit_class(serial)
+    _submit_class(parallel)
+    serial.nbgrader("autograde", "positional-encoding", check=True)
+    summary = grade_round(parallel.course, jobs=2)
+    assert sorted(summary.graded) == sorted(CLASS) and not summary.failed
+    expected = serial.scores()
+    assert parallel.scores() == expected
+    # and the graders really decided something: full, zero, partial
+    assert expected[("ani", "02_sinusoidal", "test_positional_encoding")] == 3
+    assert expected[("budi", "01_embedding", "test_embed")] == 0
+    assert 0 < expected[("citra", "02_sinusoidal", "test_positional_encoding")] < 3
+    # records are where nbgrader's autograde puts them
+    record = parallel.record("citra", "02_sinusoidal")
+    assert "sin-cos-swapped" in record["cells"][1]["misconceptions"]
+
+
+def test_unchanged_submissions_are_skipped_and_changed_ones_regraded(course_copy):
+    _submit_class(course_copy)
+    first = grade_round(course_copy.course, jobs=2)
+    assert sorted(first.graded) == sorted(CLASS)
+    again = grade_round(course_copy.course, jobs=2)
+    assert again.graded == [] and sorted(again.skipped) == sorted(CLASS)
+    # budi fixes embed: only budi is graded again, and the new score lands in the gradebook
+    course_copy.submit("budi", {"01_embedding": reference_nb("01_embedding")})
+    third = grade_round(course_copy.course, jobs=2)
+    assert third.graded == ["budi"]
+    assert course_copy.scores()[("budi", "01_embedding", "test_embed")] == 3
+    forced = grade_round(course_copy.course, students=["ani"], jobs=1, force=True)
+    assert forced.graded == ["ani"] and forced.skipped == []
+
+
+def test_ctrl_c_leaves_a_consistent_gradebook_and_the_next_run_resumes(make_course):
+    serial, interrupted = make_course("serial"), make_course("interrupted")
+    _submit_class(serial)
+    _submit_class(interrupted)
+    serial.nbgrader("autograde", "positional-encoding", check=True)
+
+    def stop_after_first(kind, student, summary):
+        if kind == "graded":
+            raise KeyboardInterrupt  # what Ctrl-C raises in the main process
+
+    with pytest.raises(KeyboardInterrupt):
+        grade_round(interrupted.course, jobs=2, on_event=stop_after_first)
+    state = GradeState(interrupted.course).data
+    assert len(state) == 1  # exactly the one merged student counts as graded
+    done = next(iter(state))
+    partial = interrupted.scores()
+    assert {k: v for k, v in partial.items() if k[0] == done} == {
+        k: v for k, v in serial.scores().items() if k[0] == done}
+    resumed = grade_round(interrupted.course, jobs=2)
+    assert resumed.skipped == [done] and sorted(resumed.graded) == sorted(set(CLASS) - {done})
+    assert interrupted.scores() == serial.scores()
+    assert not (interrupted.root / ".pe-course" / "work").exists()
+
+
+def test_killed_grading_process_resumes(course_copy):
+    _submit_class(course_copy)
+    exe = os.path.join(os.path.dirname(sys.executable), "pe-course")
+    proc = subprocess.Popen([exe, "grade", "--jobs", "2"], cwd=course_copy.root, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    state_file = course_copy.root / ".pe-course" / "positional-encoding-grade-state.json"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        if state_file.exists() and json.loads(state_file.read_text() or "{}"):
+            break
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)  # the whole tree, as a crash or `kill -9` would
+    proc.wait()
+    graded_before = set(json.loads(state_file.read_text()))
+    assert graded_before, "the run was killed before it graded anyone"
+    scores = course_copy.scores()  # the gradebook opens and reads fine
+    assert all(any(k[0] == s for k in scores) for s in graded_before)
+    resumed = grade_round(course_copy.course, jobs=2)
+    assert set(resumed.skipped) == graded_before
+    assert set(resumed.graded) | graded_before == set(CLASS)
+    assert course_copy.scores()[("ani", "01_embedding", "test_embed")] == 3
+
+
+def test_unknown_student_and_broken_submission_do_not_stop_the_batch(course_copy):
+    _submit_class(course_copy)
+    course_copy.submit("eko", {"01_embedding": "{ not json", "02_sinusoidal": ""})
+    summary = grade_round(course_copy.course, students=["ani", "eko", "nobody"], jobs=2)
+    assert sorted(summary.graded) == ["ani", "eko"]
+    assert "nobody" in summary.failed
+    assert any("unreadable-notebook" in why for why in summary.attention["eko"])
+    assert course_copy.scores()[("ani", "01_embedding", "test_embed")] == 3

@@ -1,0 +1,42 @@
+"""`pe-course demo` — the README's main command — runs a whole grading round end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def test_demo_runs_a_whole_round(tmp_path):
+    out = tmp_path / "demo"
+    exe = os.path.join(os.path.dirname(sys.executable), "pe-course")
+    proc = subprocess.run([exe, "demo", "--out", str(out)], capture_output=True, text=True, timeout=1200,
+                          env={**os.environ, "COLUMNS": "200"}, check=False)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    text = proc.stdout
+    for student in ("ani", "budi", "hadi", "indra", "joko", "kiki", "lina"):
+        assert student in text
+    assert "self-validation: passed" in text
+    assert (out / "grades.csv").exists() and (out / "reports" / "positional-encoding" / "report.html").exists()
+
+    def record(student, notebook):
+        path = out / "autograded" / student / "positional-encoding" / f"{notebook}.grading.json"
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    # complete and correct (two styles): every autograded point
+    for student in ("ani", "budi"):
+        assert all(record(student, nb)["score"] == record(student, nb)["max_score"]
+                   for nb in ("01_embedding", "02_sinusoidal", "03_rotation", "04_similarity"))
+    assert record("hadi", "02_sinusoidal")["score"] == 0  # untouched stubs
+    assert record("indra", "01_embedding")["cells"][0]["score"] == 0  # the cheating embed earns nothing
+    assert "sin-cos-swapped" in record("eko", "02_sinusoidal")["cells"][1]["misconceptions"]
+    statuses = {c["grade_id"]: c["status"] for c in record("lina", "03_rotation")["cells"]}
+    assert statuses["test_rope_scores"] == "timeout"
+    assert any(n.startswith("unreadable-notebook") for n in record("joko", "01_embedding")["notes"])
+    assert not (out / "autograded" / "kiki" / "positional-encoding" / "04_similarity.ipynb").exists()
+    assert (out / "feedback" / "ani" / "positional-encoding" / "01_embedding.html").exists()
