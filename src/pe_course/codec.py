@@ -14,9 +14,17 @@ from __future__ import annotations
 import base64
 import json
 import math
+
+# Bound when the worker starts, before student code runs: a submission that patches builtins or
+# numpy attributes (``builtins.isinstance = ...``, ``numpy.ndarray = ...``) cannot change how its
+# other functions' results are encoded here.
+from builtins import bool, dict, float, int, isinstance, len, list, repr, set, str, tuple, type  # noqa: A004, UP029
 from typing import Any
 
 import numpy as np
+
+_ndarray, _generic, _dtype, _frombuffer = np.ndarray, np.generic, np.dtype, np.frombuffer
+_dumps, _loads = json.dumps, json.loads
 
 # dtype kinds that may cross: bool, signed and unsigned integers, floats.
 ALLOWED_KINDS = frozenset("biuf")
@@ -38,10 +46,10 @@ def encode(value: Any, _depth: int = 0) -> Any:
         return value
     if type(value) is float:
         return value if math.isfinite(value) else {"__float__": repr(value)}
-    if type(value) is np.ndarray:
+    if type(value) is _ndarray:
         return _encode_array(value)
-    if isinstance(value, np.generic) and type(value).__module__ == "numpy":
-        return _encode_array(np.asarray(value), scalar=True)
+    if isinstance(value, _generic) and type(value).__module__ == "numpy":
+        return _encode_array(_ndarray((), value.dtype, value.tobytes()), scalar=True)
     if type(value) is tuple:
         return {"__tuple__": [encode(v, _depth + 1) for v in value]}
     if type(value) is list:
@@ -61,7 +69,7 @@ def _encode_array(arr: np.ndarray, scalar: bool = False) -> dict:
 
 
 def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    return _dumps(value, separators=(",", ":"), allow_nan=False)
 
 
 def decode_untrusted(data: Any, _depth: int = 0) -> Any:
@@ -93,7 +101,7 @@ def _decode_array(data: dict) -> Any:
     if type(shape) is not list or len(shape) > 8 or not all(type(n) is int and n >= 0 for n in shape):
         raise DecodeError("bentuk array tidak sah")
     try:
-        dtype = np.dtype(dtype_str)
+        dtype = _dtype(dtype_str)
     except TypeError as exc:
         raise DecodeError("dtype tidak sah") from exc
     if dtype.kind not in ALLOWED_KINDS or dtype.fields is not None or dtype.subdtype is not None:
@@ -107,7 +115,7 @@ def _decode_array(data: dict) -> Any:
         raise DecodeError("data array rusak") from exc
     if len(raw) != count * dtype.itemsize:
         raise DecodeError("ukuran data array tidak cocok dengan bentuknya")
-    arr = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+    arr = _frombuffer(raw, dtype=dtype).reshape(shape).copy()
     if scalar:
         if arr.shape != ():
             raise DecodeError("skalar rusak")
@@ -118,6 +126,6 @@ def _decode_array(data: dict) -> Any:
 def loads_untrusted(line: bytes | str) -> Any:
     """Parse one JSON message from the worker (structure only; values stay encoded)."""
     try:
-        return json.loads(line)
+        return _loads(line)
     except (ValueError, RecursionError) as exc:
         raise DecodeError("pesan dari proses siswa tidak dapat dibaca") from exc

@@ -106,6 +106,14 @@ def main() -> None:
         proto_out.write(dumps(message) + "\n")
         proto_out.flush()
 
+    pristine = dict(builtins.__dict__)
+
+    def restore_builtins() -> None:
+        """Undo whatever the submission did to builtins (isinstance, print, ...) before we talk."""
+        if builtins.__dict__ != pristine:
+            builtins.__dict__.clear()
+            builtins.__dict__.update(pristine)
+
     namespace: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": _IPythonStub,
                        "display": lambda *a, **k: None}
 
@@ -127,6 +135,7 @@ def main() -> None:
                     exec(code, namespace)  # noqa: S102  (this is the sandbox)
                 except BaseException as exc:  # noqa: BLE001  (student code may raise anything)
                     errors.append({"index": cell["index"], **_error_info(exc)})
+                restore_builtins()
             functions = {}
             for name in request["functions"]:
                 obj = namespace.get(name)
@@ -139,8 +148,10 @@ def main() -> None:
                 kwargs = {k: decode(v) for k, v in request["kwargs"].items()}
                 result = namespace[request["fn"]](*args, **kwargs)
             except BaseException as exc:  # noqa: BLE001
+                restore_builtins()
                 reply.update(ok=False, **_error_info(exc))
             else:
+                restore_builtins()
                 try:
                     reply.update(ok=True, value=encode(result))
                 except BaseException as exc:  # noqa: BLE001

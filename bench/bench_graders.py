@@ -1,0 +1,111 @@
+"""Benchmark: the time the hidden graders add per notebook over nbgrader's own execution.
+
+For every notebook of a synthetic class (the demo's typical students), measured side by side in one
+invocation, each phase in its own process (so peak memory is attributed to it):
+
+- ``execute``: nbgrader's own ``Execute`` preprocessor (the student's kernel, no sandbox) — the baseline;
+- ``sandboxed-execute``: our ``SandboxedExecute`` (nbclient + kernel inside bubblewrap);
+- ``graders``: ``grade_notebook`` — the sandboxed worker running the submission's code plus every
+  check and misconception diagnosis — i.e. the extra work the graders add to autograding.
+
+    python bench/bench_graders.py [--students 10]
+
+Prints medians per notebook and peak RSS of the grading processes. Target: median graders time
+<= 0.3 s per notebook on the 2-core machine. Run by hand, not in the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+
+def notebooks(students: int):
+    import nbformat
+
+    from pe_course import demo
+    from pe_course.course import Course
+
+    course = Course(REPO)
+    typical = [s for s in demo.CLASS if s.login not in ("lina", "indra")]
+    for i in range(students):
+        who = typical[i % len(typical)]
+        for path in sorted(course.release.glob("*.ipynb")):
+            if path.stem in who.missing or path.stem in who.mangle:
+                continue
+            yield path.stem, nbformat.from_dict(demo.student_notebook(course, path.stem, who))
+
+
+def phase(name: str, students: int) -> dict:
+    import copy
+
+    times = []
+    if name == "graders":
+        from pe_course.grading import grade_notebook, load_suite
+        from pe_course.notebook import load_reference
+        from pe_course.sandbox import Sandbox
+
+        suite, reference, sandbox = load_suite(REPO / "graders"), load_reference(REPO / "source" / "positional-encoding"), Sandbox()
+        warm = next(notebooks(1))
+        grade_notebook(warm[1], warm[0], suite, reference, sandbox)  # process start-up: imports, cached inputs
+        for nb_id, nb in notebooks(students):
+            started = time.perf_counter()
+            grade_notebook(nb, nb_id, suite, reference, sandbox)
+            times.append(time.perf_counter() - started)
+    else:
+        from nbgrader.preprocessors import Execute
+
+        from pe_course.nbgrader_plugins import SandboxedExecute
+
+        for _nb_id, nb in notebooks(students):
+            nb = copy.deepcopy(nb)
+            started = time.perf_counter()
+            if name == "execute":
+                Execute(timeout=30).preprocess(nb, {"metadata": {"path": "/tmp"}})
+            else:
+                SandboxedExecute(timeout=30).preprocess(nb, {})
+            times.append(time.perf_counter() - started)
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return {"phase": name, "notebooks": len(times), "median_s": statistics.median(times),
+            "mean_s": statistics.fmean(times), "max_s": max(times), "total_s": sum(times),
+            "peak_rss_mb_self": round(own, 1), "peak_rss_mb_children": round(children, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--students", type=int, default=10)
+    parser.add_argument("--phase", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.phase:
+        print(json.dumps(phase(args.phase, args.students)))
+        return
+    rows = {}
+    for name in ("execute", "sandboxed-execute", "graders"):
+        out = subprocess.run([sys.executable, __file__, "--phase", name, "--students", str(args.students)],
+                             capture_output=True, text=True, check=True)
+        rows[name] = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"{'phase':<20}{'notebooks':>10}{'median s':>10}{'mean s':>9}{'max s':>8}{'peak RSS MB (self / children)':>32}")
+    for r in rows.values():
+        print(f"{r['phase']:<20}{r['notebooks']:>10}{r['median_s']:>10.3f}{r['mean_s']:>9.3f}{r['max_s']:>8.2f}"
+              f"{r['peak_rss_mb_self']:>16.0f} / {r['peak_rss_mb_children']:.0f}")
+    base, sand, graders = rows["execute"], rows["sandboxed-execute"], rows["graders"]
+    print(f"\ngraders add a median {graders['median_s']:.3f} s per notebook (target <= 0.3 s) over nbgrader's own "
+          f"execution ({base['median_s']:.2f} s);\nthe sandboxed execution costs a median "
+          f"{sand['median_s'] - base['median_s']:+.2f} s per notebook over the unsandboxed one.")
+    out = REPO / "bench" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "graders-overhead.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

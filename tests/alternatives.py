@@ -1,0 +1,189 @@
+"""Genuinely different correct implementations of every graded function.
+
+The graders must give each of them full marks (tests/test_self_validation.py): loops, einsum,
+one-hot matrix products, complex numbers, exp/log and rotation-matrix formulations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def embed_onehot_matmul(ids, tok_table, pos_table):
+    ids = np.asarray(ids, dtype=int).reshape(-1)
+    if len(ids) > len(pos_table):
+        raise ValueError("panjang melebihi block_size")
+    one_hot = (ids[:, None] == np.arange(len(tok_table))[None, :]).astype(float)
+    return one_hot @ tok_table + np.eye(len(pos_table))[: len(ids)] @ pos_table
+
+
+def embed_loop(ids, tok_table, pos_table):
+    ids = list(ids)
+    if len(ids) > pos_table.shape[0]:
+        raise ValueError("panjang melebihi block_size")
+    out = np.zeros((len(ids), tok_table.shape[1]))
+    for t, token in enumerate(ids):
+        out[t] = tok_table[token] + pos_table[t]
+    return out
+
+
+def one_hot_eye(ids, vocab_size):
+    return np.eye(vocab_size)[np.asarray(ids, dtype=int).reshape(-1)]
+
+
+def one_hot_loop(ids, vocab_size):
+    out = np.zeros((len(ids), vocab_size))
+    for t, token in enumerate(ids):
+        out[t][token] = 1
+    return out
+
+
+def backward_onehot(ids, grad_h, vocab_size, block_size):
+    ids = np.asarray(ids, dtype=int).reshape(-1)
+    grad_h = np.asarray(grad_h, dtype=float)
+    one_hot = np.eye(vocab_size)[ids]
+    grad_pos = np.zeros((block_size, grad_h.shape[1]))
+    grad_pos[: len(ids)] = grad_h
+    return one_hot.T @ grad_h, grad_pos
+
+
+def backward_loop(ids, grad_h, vocab_size, block_size):
+    d = np.shape(grad_h)[1]
+    grad_tok, grad_pos = np.zeros((vocab_size, d)), np.zeros((block_size, d))
+    for t, token in enumerate(ids):
+        grad_tok[token] += grad_h[t]
+        grad_pos[t] += grad_h[t]
+    return grad_tok, grad_pos
+
+
+def freq_loop(d_model, base=10000.0):
+    return np.array([1.0 / base ** (2 * i / d_model) for i in range(d_model // 2)])
+
+def freq_exp(d_model, base=10000.0):
+    return np.exp(-np.arange(0, d_model, 2) * np.log(base) / d_model)
+
+def pe_loop(length, d_model, base=10000.0):
+    if d_model <= 0 or d_model % 2 or length < 0:
+        raise ValueError("bad")
+    out = np.zeros((length, d_model))
+    for p in range(length):
+        for i in range(d_model // 2):
+            out[p, 2 * i] = np.sin(p / base ** (2 * i / d_model))
+            out[p, 2 * i + 1] = np.cos(p / base ** (2 * i / d_model))
+    return out
+
+def pe_complex(length, d_model, base=10000.0):
+    if not (d_model > 0 and d_model % 2 == 0) or length < 0:
+        raise ValueError("bad")
+    z = np.exp(1j * np.outer(np.arange(length), freq_exp(d_model, base)))
+    return np.stack([z.imag, z.real], axis=-1).reshape(length, d_model)
+
+def rot_loop(theta):
+    out = np.zeros((2, 2))
+    out[0, 0] = out[1, 1] = np.cos(theta)
+    out[0, 1] = np.sin(theta)
+    out[1, 0] = -np.sin(theta)
+    return out
+
+def rot_complex(theta):
+    z = np.exp(1j * theta)
+    return np.array([[z.real, z.imag], [-z.imag, z.real]])
+
+def shift_matrix(pe, k, base=10000.0):
+    pe = np.asarray(pe, dtype=float)
+    d = pe.shape[-1]
+    if d % 2:
+        raise ValueError("odd")
+    w = freq_loop(d, base)
+    big = np.zeros((d, d))
+    for i, wi in enumerate(w):
+        big[2 * i:2 * i + 2, 2 * i:2 * i + 2] = rot_loop(wi * k)
+    return pe @ big.T
+
+def shift_complex(pe, k, base=10000.0):
+    pe = np.asarray(pe, dtype=float)
+    if pe.shape[-1] % 2:
+        raise ValueError("odd")
+    z = pe[..., 1::2] + 1j * pe[..., 0::2]          # cos + i sin
+    z = z * np.exp(1j * k * freq_exp(pe.shape[-1], base))
+    out = np.empty_like(pe)
+    out[..., 0::2], out[..., 1::2] = z.imag, z.real
+    return out
+
+def rope_loop(x, positions=None, base=10000.0):
+    x = np.asarray(x, dtype=float)
+    t, d = x.shape
+    if d % 2:
+        raise ValueError("odd")
+    positions = list(range(t)) if positions is None else list(positions)
+    out = x.copy()
+    for r in range(t):
+        for i in range(d // 2):
+            m = np.array([[np.cos(positions[r] * base ** (-2 * i / d)), -np.sin(positions[r] * base ** (-2 * i / d))],
+                          [np.sin(positions[r] * base ** (-2 * i / d)), np.cos(positions[r] * base ** (-2 * i / d))]])
+            out[r, 2 * i:2 * i + 2] = m @ x[r, 2 * i:2 * i + 2]
+    return out
+
+def rope_complex(x, positions=None, base=10000.0):
+    x = np.asarray(x, dtype=float)
+    t, d = x.shape
+    if d % 2:
+        raise ValueError("odd")
+    pos = np.arange(t) if positions is None else np.asarray(positions, dtype=float)
+    z = (x[:, 0::2] + 1j * x[:, 1::2]) * np.exp(1j * np.outer(pos, freq_exp(d, base)))
+    return np.stack([z.real, z.imag], axis=-1).reshape(t, d)
+
+def scores_einsum(q, k, base=10000.0):
+    return np.einsum("md,nd->mn", rope_complex(q, base=base), rope_complex(k, base=base))
+
+def scores_loop(q, k, base=10000.0):
+    rq, rk = rope_loop(q, base=base), rope_loop(k, base=base)
+    return np.array([[float(rq[m] @ rk[n]) for n in range(len(rk))] for m in range(len(rq))])
+
+def sim_loop(pe, pos):
+    pe = np.asarray(pe, dtype=float)
+    return np.array([np.dot(pe[pos], r) / np.sqrt(np.dot(pe[pos], pe[pos]) * np.dot(r, r)) for r in pe])
+
+def sim_normalize(pe, pos):
+    pe = np.asarray(pe, dtype=float)
+    u = pe / np.linalg.norm(pe, axis=1, keepdims=True)
+    return np.einsum("ld,d->l", u, u[pos])
+
+def offset_loop(offset, d_model, base=10000.0):
+    def one(o):
+        return float(sum(np.cos(o / base ** (2 * i / d_model)) for i in range(d_model // 2)))
+    if np.ndim(offset) == 0:
+        return one(float(offset))
+    arr = np.asarray(offset, dtype=float)
+    return np.array([one(o) for o in arr.ravel()]).reshape(arr.shape)
+
+def offset_complex(offset, d_model, base=10000.0):
+    off = np.asarray(offset, dtype=float)
+    res = np.real(np.exp(1j * np.multiply.outer(off, freq_exp(d_model, base)))).sum(-1)
+    return float(res) if res.ndim == 0 else res
+
+def att_loop(x):
+    x = np.asarray(x, dtype=float)
+    t, d = x.shape
+    out = np.zeros_like(x)
+    for i in range(t):
+        s = np.array([x[i] @ x[j] / np.sqrt(d) for j in range(t)])
+        w = np.exp(s - s.max())
+        out[i] = (w / w.sum()) @ x
+    return out
+
+def att_logsumexp(x):
+    x = np.asarray(x, dtype=float)
+    s = x @ x.T / np.sqrt(x.shape[1])
+    m = s.max(axis=-1, keepdims=True)
+    lse = m + np.log(np.exp(s - m).sum(axis=-1, keepdims=True))
+    return np.exp(s - lse) @ x
+
+ALTERNATIVES = {
+        "embed": [embed_onehot_matmul, embed_loop], "one_hot": [one_hot_eye, one_hot_loop],
+        "embed_backward": [backward_onehot, backward_loop],
+        "frequencies": [freq_loop, freq_exp], "positional_encoding": [pe_loop, pe_complex],
+        "rotation_matrix": [rot_loop, rot_complex], "shift_encoding": [shift_matrix, shift_complex],
+        "apply_rope": [rope_loop, rope_complex], "rope_scores": [scores_einsum, scores_loop],
+        "position_similarity": [sim_loop, sim_normalize], "offset_similarity": [offset_loop, offset_complex],
+        "self_attention": [att_loop, att_logsumexp]}

@@ -1,0 +1,102 @@
+"""The graders validate themselves: reference full marks, stubs zero, misconceptions caught and
+diagnosed, genuinely different correct implementations full marks (in-process, and through the
+sandbox for whole notebooks)."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from alternatives import ALTERNATIVES
+from conftest import REPO, reference_nb
+
+from pe_course.checks import InProcessCaller
+from pe_course.grading import _grade_function, grade_notebook
+from pe_course.sandbox import Sandbox
+from pe_course.selfcheck import run_selfcheck
+
+FUNCTIONS = ["embed", "one_hot", "embed_backward", "frequencies", "positional_encoding", "rotation_matrix",
+             "shift_encoding", "apply_rope", "rope_scores", "position_similarity", "offset_similarity",
+             "self_attention"]
+CATALOGUE_IDS = {
+    "embed": {"pos-indexed-by-ids", "concat-not-add", "missing-position", "no-block-size-check"},
+    "one_hot": {"one-hot-transposed"}, "embed_backward": {"add-at-missing"},
+    "frequencies": {"freq-per-column", "inverted-frequency"},
+    "positional_encoding": {"sin-cos-swapped", "freq-per-column", "halves-not-interleaved", "inverted-frequency"},
+    "rotation_matrix": {"rotation-transposed"}, "apply_rope": {"rope-rotate-half", "rope-wrong-direction"},
+    "position_similarity": {"dot-not-cosine"}, "offset_similarity": {"sin-not-cos"},
+    "self_attention": {"no-sqrt-scaling", "softmax-wrong-axis", "unstable-softmax"},
+}
+
+
+def grade(fn, suite, reference, implementation):
+    caller = InProcessCaller({**reference, fn: implementation})
+    return _grade_function(fn, suite, reference, caller, deadline=float("inf"))
+
+
+def test_every_graded_function_has_checks_and_the_catalogue_is_complete(suite):
+    assert sorted(suite.checks) == sorted(FUNCTIONS)
+    assert {fn: {m.id for m in ms} for fn, ms in suite.misconceptions.items()} == CATALOGUE_IDS
+    for entries in suite.misconceptions.values():
+        for m in entries:
+            assert m.description and m.hint, f"{m.id} needs a docstring and a hint"
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS)
+def test_reference_scores_full_marks(fn, suite, reference):
+    cell = grade(fn, suite, reference, reference[fn])
+    assert cell.score == cell.max_score, [c.message for c in cell.checks if not c.passed]
+    assert cell.status == "ok" and cell.misconceptions == []
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS)
+def test_stub_scores_zero(fn, suite, reference):
+    def stub(*args, **kwargs):
+        raise NotImplementedError()
+
+    cell = grade(fn, suite, reference, stub)
+    assert cell.score == 0 and cell.status == "error"
+    assert all("belum diimplementasikan" in c.message for c in cell.checks)
+
+
+@pytest.mark.parametrize(("fn", "mid"), sorted((fn, m) for fn, ids in CATALOGUE_IDS.items() for m in ids))
+def test_misconception_loses_points_and_is_diagnosed(fn, mid, suite, reference):
+    m = next(m for m in suite.misconceptions[fn] if m.id == mid)
+    cell = grade(fn, suite, reference, m.implementation)
+    assert cell.score < cell.max_score
+    assert mid in [d["id"] for d in cell.misconceptions]
+    assert any(not c.passed and c.message for c in cell.checks)
+
+
+@pytest.mark.parametrize(("fn", "implementation"),
+                         [(fn, impl) for fn, impls in ALTERNATIVES.items() for impl in impls],
+                         ids=lambda v: getattr(v, "__name__", v))
+def test_alternative_correct_implementation_scores_full_marks(fn, implementation, suite, reference):
+    assert len(ALTERNATIVES[fn]) >= 2
+    cell = grade(fn, suite, reference, implementation)
+    assert cell.score == cell.max_score, [f"{c.name}: {c.message}" for c in cell.checks if not c.passed]
+    assert cell.misconceptions == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", ["01_embedding", "03_rotation", "04_similarity"])
+def test_alternatives_through_the_sandbox(notebook, suite, reference):
+    """Each notebook's functions replaced by an alternative (pasted at the end) — full marks."""
+    import alternatives
+    import nbformat
+
+    nb = reference_nb(notebook)
+    code = inspect.getsource(alternatives).split("ALTERNATIVES = {")[0]
+    code += "\n".join(f"{fn} = {ALTERNATIVES[fn][-1].__name__}" for fn in suite.notebooks[notebook])
+    nb.cells.append(nbformat.v4.new_code_cell(code))
+    result = grade_notebook(nb, notebook, suite, reference, Sandbox())
+    assert result.score == result.max_score, [(c.grade_id, k.name, k.message) for c in result.cells
+                                              for k in c.checks if not k.passed]
+
+
+@pytest.mark.slow
+def test_build_selfcheck_passes(repo_course):
+    report = run_selfcheck(repo_course, Sandbox())
+    assert report.ok, report.problems
+    assert {row[1] for row in report.rows if row[0] == "reference"} == {
+        p.stem for p in (REPO / "source" / "positional-encoding").glob("*.ipynb")}
