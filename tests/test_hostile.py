@@ -25,6 +25,7 @@ import nbformat
 import pytest
 from conftest import REPO, CourseCopy, append_code, reference_nb, requires_bwrap, with_code
 
+from pe_course import nbgrader_plugins
 from pe_course import sandbox as sandbox_module
 from pe_course.grading import grade_notebook, load_suite
 from pe_course.nbgrader_plugins import SandboxedExecute
@@ -297,6 +298,75 @@ def test_hostile_embed_costs_only_embed(grade, baseline, case, status, use_bwrap
     assert_next_student_fine(grade, use_bwrap=use_bwrap)
 
 
+SLOW_BUT_CORRECT = """
+import time
+_calls = [0]
+
+
+def embed(ids, tok_table, pos_table):
+    _calls[0] += 1
+    if _calls[0] > 3:  # the chapter examples are fast; every later call takes just under the call limit
+        time.sleep(0.3)
+    ids = np.asarray(ids, dtype=int)
+    if len(ids) > len(pos_table):
+        raise ValueError("T > block_size")
+    return tok_table[ids] + pos_table[: len(ids)]
+"""
+
+
+def test_slow_calls_cannot_stretch_the_notebook_time_limit(grade):
+    """BUG: ``grade_notebook``'s notebook deadline is only checked between checks, never between the
+    calls of one check: a function that answers just under ``call_timeout`` keeps the grader busy for
+    (calls in the check) x call_timeout past ``notebook_timeout`` (with the course's settings, 25 x 10 s
+    beyond the 120 s limit for every such student)."""
+    import time
+
+    limits = Limits(call_timeout=0.5, notebook_timeout=2.5, load_timeout=30.0)
+    started = time.monotonic()
+    result = grade(wrong_nb(SLOW_BUT_CORRECT), limits=limits)
+    elapsed = time.monotonic() - started
+    assert result.cell("test_embed").score < EMBED_MAX
+    assert elapsed < limits.notebook_timeout + 2.0, f"grading took {elapsed:.1f} s for a {limits.notebook_timeout} s limit"
+
+
+HTML_PAYLOAD = """
+_wrong_embed = embed
+_XSS = '<img src=x onerror="alert(1)"><script>alert("pe-xss")</script>'
+_Evil = type('<img src=x onerror=alert(2)>', (Exception,), {})
+_Odd = type('<script>alert("pe-xss-type")</script>', (), {})
+
+
+def embed(ids, tok_table, pos_table):
+    if len(ids) == 0:
+        return _Odd()
+    if len(ids) % 2:
+        raise ValueError(_XSS)
+    raise _Evil(_XSS)
+"""
+
+
+def test_student_text_cannot_inject_html_into_feedback(grade):
+    """BUG (XSS into formgrader / feedback): exception messages, exception class names and type names of
+    returned objects come from the student's worker and go unescaped into the ``text/markdown`` feedback
+    that ``ScoreWithGraders`` puts in the test cell; nbconvert renders raw HTML in markdown, so the
+    instructor's formgrader page would run the student's script."""
+    import re
+
+    from nbconvert import HTMLExporter
+
+    from pe_course.nbgrader_plugins import score_outputs
+
+    result = grade(wrong_nb(HTML_PAYLOAD))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("", outputs=score_outputs(c)) for c in result.cells]
+    markdown = "\n".join(o.data.get("text/markdown", "") for c in nb.cells for o in c.outputs
+                         if o.output_type == "display_data")
+    assert "pe-xss" in markdown  # the messages are shown ...
+    html, _ = HTMLExporter().from_notebook_node(nb)
+    assert not re.search(r"<img[^>]*onerror", html), "student HTML rendered in the feedback"  # ... as text
+    assert "<script>alert(" not in html
+
+
 KILL_PARENT_GRADER = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -483,11 +553,23 @@ if os.path.exists('/sandbox/codec.py') and not os.path.islink('/sandbox/codec.py
     assert result.score == 7.0
 
 
+def run_in_kernel(cells: list[str]):
+    """nbgrader's execute step as configured (SandboxedExecute), on a small notebook of code cells."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(textwrap.dedent(c)) for c in cells]
+    try:
+        out, _ = SandboxedExecute(timeout=20, notebook_timeout=60).preprocess(nb, {})
+    finally:
+        getattr(nbgrader_plugins, "close_runner", lambda: None)()  # a failing preprocess leaves the module's runner (and its scratch) behind
+    return out
+
+
 @requires_bwrap
 def test_executed_notebook_symlink_does_not_leak_host_files(tmp_path):
-    """BUG (information leak): ``SandboxedExecute._run`` reads ``out.ipynb`` with ``is_file()`` /
-    ``read_text()``, which follow a symlink the student's kernel left in the scratch directory: any host
-    notebook with the same number of cells (e.g. another student's autograded notebook) has its outputs
+    """BUG (information leak): the executed notebook is read back from the scratch directory with
+    ``Path.is_file()`` / ``read_text()``, which follow a symlink the student's kernel planted there (here
+    made to stick by also pointing nbexec's ``.tmp`` file at a read-only path, so its last write fails):
+    any host notebook with as many cells, e.g. another student's autograded notebook, has its outputs
     copied into this student's autograded notebook and feedback."""
     secret = f"SECRET-{uuid.uuid4().hex}"
     victim = tmp_path / "other-student.ipynb"
@@ -496,12 +578,34 @@ def test_executed_notebook_symlink_does_not_leak_host_files(tmp_path):
                                                                                  text=secret)]),
                    nbformat.v4.new_code_cell("y")]
     nbformat.write(other, victim)
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(f"import os\nos.symlink({str(victim)!r}, '/sandbox/out.ipynb')"),
-                nbformat.v4.new_code_cell("print('hai')")]
-    executed, _problem = SandboxedExecute()._run(Sandbox(Limits(), use_bwrap=True), nb)
-    text = json.dumps(executed) if executed is not None else ""
-    assert secret not in text, "another notebook's outputs were taken as this student's"
+    attack = f"""
+        import glob, os
+        outs = [p[: -len('.in.ipynb')] + '.out.ipynb' for p in glob.glob('/sandbox/*.in.ipynb')]
+        for out in outs + ['/sandbox/out.ipynb']:
+            for path, target in ((out + '.tmp', '/usr/pe-read-only/x'), (out, {str(victim)!r})):
+                if os.path.lexists(path):
+                    os.unlink(path)
+                os.symlink(target, path)
+        """
+    out = run_in_kernel([attack, "print('hai')"])
+    assert secret not in json.dumps(out), "another notebook's outputs were taken as this student's"
+
+
+@requires_bwrap
+def test_kernel_leftovers_in_scratch_cannot_break_the_execute_step():
+    """BUG: after each notebook the runner deletes ``nbN.*`` from its scratch directory with
+    ``Path.unlink``; a directory the student's kernel created with such a name raises IsADirectoryError
+    out of ``SandboxedExecute.preprocess`` and nbgrader drops the student's whole assignment."""
+    attack = """
+        import glob, os
+        for p in glob.glob('/sandbox/*.in.ipynb'):
+            stem = p[: -len('.in.ipynb')]
+            for suffix in ('.out.ipynb.tmp', '.junk', '.out.ipynb.incomplete.d'):
+                os.makedirs(stem + suffix + '/sub', exist_ok=True)
+        print('ok')
+        """
+    out = run_in_kernel([attack, "print('hai')"])
+    assert any("hai" in o.get("text", "") for o in out.cells[1].outputs)
 
 
 # --------------------------------------------------------------------------------------------
@@ -617,6 +721,13 @@ def test_autograde_hostile_files_left_nothing(autograded):
     assert not (Path("/tmp") / token).exists()
     leaked = [str(p) for p in course.root.rglob("conftest.py") if token in p.read_text(errors="replace")]
     assert leaked == []
+    # what the attack itself saw in the kernel (printed into its cell's output)
+    nb = nbformat.read(course.root / "autograded" / "h2_files" / "positional-encoding" / f"{NB}.ipynb",
+                       as_version=4)
+    seen = json.dumps(nb.cells[-1].get("outputs", []))
+    assert "FileNotFoundError" in seen or "OperationalError" in seen, seen[:2000]
+    for success in ("gradebook-written", "reference-found", f"'written', '{course.root}"):
+        assert success not in seen, seen[:2000]
 
 
 @pytest.mark.slow

@@ -1,7 +1,7 @@
 """Careless and broken submissions through real ``nbgrader autograde positional-encoding``.
 
 All students are graded by real nbgrader runs over course copies (two copies autograded side by
-side to halve the wall time); each test below then looks at one student's gradebook scores,
+side, one per core); each test below then looks at one student's gradebook scores,
 ``.grading.json`` record and nbgrader's log. A student must lose points only for what is really
 missing or wrong, every other student must still be graded, and each repair leaves a clear message.
 
@@ -313,7 +313,8 @@ def test_o_extra_graded_cell_with_unknown_id(run):
     metadata; ``add_missing_task_cells`` then raises ``KeyError: 'grade_id'`` and the student's whole
     assignment is dropped (instead of ignoring the bogus cell)."""
     assert_graded(run, "o_extra_graded_cell", FULL_01)
-    assert "does not exist in the database" in student_log(run, "o_extra_graded_cell")
+    notes = record(run, "o_extra_graded_cell")["notes"]
+    assert any(n.startswith("dropped-metadata") and "unknown grade id" in n for n in notes), notes
 
 
 def test_p_student_cannot_forge_grader_notes(run):
@@ -331,13 +332,20 @@ def test_q_solution_cell_flagged_as_graded(run):
 # --------------------------------------------------------------------------------------------
 # The run as a whole
 # --------------------------------------------------------------------------------------------
+def failed_students(run) -> set[str]:
+    marker = "There was an error processing assignment 'positional-encoding' for student '"
+    return {line.split(marker, 1)[1].rstrip("'") for log in run["logs"] for line in log.splitlines() if marker in line}
+
+
 def test_every_other_student_is_graded(run):
-    """A failing student never stops the batch: every readable submission has a record."""
+    """A failing student never stops the batch: every other readable submission has a record."""
+    failed = failed_students(run)
+    assert failed <= set(CASES), failed
     for student, (_, notebooks) in CASES.items():
+        if student in failed:
+            continue  # reported by test_autograde_completes_with_status_zero and the case's own test
         course = run["course_of"][student]
         for notebook in notebooks:
-            if student in ("d_duplicated_solution", "m_duplicate_ids", "o_extra_graded_cell"):
-                continue  # see the BUG tests above
             path = course.root / "autograded" / student / "positional-encoding" / f"{notebook}.grading.json"
             assert path.exists(), f"{student}/{notebook} was not graded"
 

@@ -34,6 +34,15 @@ from pe_course.checks import CheckFailed, Grader, assert_close
 from pe_course.sandbox import Limits, MiB, Sandbox
 from pe_course.student import StudentProcess
 
+
+def _has_cap_sys_resource() -> bool:
+    """Whether this process may raise hard rlimits (CAP_SYS_RESOURCE, bit 24 of CapEff)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("CapEff:"):
+            return bool(int(line.split()[1], 16) >> 24 & 1)
+    return False
+
+
 LIMITS = Limits(call_timeout=2.0, load_timeout=30.0, cpu_seconds=60, address_space=1024 * MiB)
 MODES = [pytest.param(True, id="bwrap", marks=requires_bwrap), pytest.param(False, id="fallback")]
 
@@ -364,6 +373,31 @@ def test_process_count_limit_is_enforced(use_bwrap):
         kill_all(processes_with(token.encode()))
 
 
+@pytest.mark.parametrize("use_bwrap", [
+    pytest.param(True, id="bwrap", marks=requires_bwrap),
+    pytest.param(False, id="fallback", marks=pytest.mark.xfail(_has_cap_sys_resource(), strict=True, reason=(
+        "BUG/limitation (fallback as root with CAP_SYS_RESOURCE): student code runs as the grading user and "
+        "may raise its own hard rlimits, so the memory/CPU/file limits are advisory"))),
+])
+def test_student_cannot_lift_its_resource_limits(use_bwrap):
+    cells = """
+        import resource
+        def lift(x):
+            lifted = []
+            for res in (resource.RLIMIT_AS, resource.RLIMIT_CPU, resource.RLIMIT_NPROC, resource.RLIMIT_FSIZE):
+                soft, hard = resource.getrlimit(res)
+                try:
+                    resource.setrlimit(res, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+                    lifted.append(res)
+                except (ValueError, OSError):
+                    pass
+            return lifted
+    """
+    with student(Sandbox(LIMITS, use_bwrap=use_bwrap), cells, ["lift"]) as sp:
+        out = sp.call("lift", 0)
+    assert out.kind == "value" and out.value == [], f"limits lifted by student code: {out.value}"
+
+
 # --------------------------------------------------------------------------------------------
 # Results the grader must never believe
 # --------------------------------------------------------------------------------------------
@@ -638,7 +672,7 @@ def test_scratch_directory_is_removed_after_close(sandbox, ending):
     try:
         scratch = sp._scratch
         assert scratch is not None and scratch.exists()
-        assert scratch.name.startswith("pe-sandbox-")
+        assert scratch.name.startswith("pe-sandbox-") and scratch.parent == Path(tempfile_dir())
         if ending == "crash":
             assert sp.call("crash", 1).kind == "crashed"
         elif ending == "timeout":

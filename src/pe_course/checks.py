@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import copy
 import functools
+import html
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -172,7 +174,7 @@ class Grader:
         if outcome.kind == "raised" and outcome.error == error:
             return
         if outcome.kind == "raised" and outcome.error != "NotImplementedError":
-            raise CheckFailed(f"`{fn}` seharusnya melempar {error}{where}, tetapi melempar {outcome.error}.")
+            raise CheckFailed(f"`{fn}` seharusnya melempar {error}{where}, tetapi melempar {untrusted(outcome.error)}.")
         if outcome.kind == "value":
             raise CheckFailed(f"`{fn}` seharusnya melempar {error}{where}, tetapi malah mengembalikan nilai.")
         raise CheckFailed(describe_failure(fn, outcome, args if public else None, kwargs))
@@ -192,14 +194,20 @@ def _short_repr(value: Any) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
+def untrusted(text: str) -> str:
+    """Text that came from student code, made inert for the Markdown/HTML feedback (no tags, no links)."""
+    text = html.escape(str(text), quote=True)
+    return re.sub(r"([\\`*_{}\[\]()#+!|~])", r"\\\1", text)
+
+
 def describe_failure(fn: str, outcome: Outcome, args: tuple | None = None, kwargs: dict | None = None) -> str:
     """Indonesian sentence for a call that did not return a usable value."""
     where = f" untuk input {_show_inputs(args, kwargs or {})}" if args is not None else ""
     if outcome.kind == "raised":
         if outcome.error == "NotImplementedError":
             return f"`{fn}` belum diimplementasikan (masih `raise NotImplementedError()`)."
-        detail = f": {outcome.message}" if outcome.message else ""
-        return f"`{fn}` melempar {outcome.error}{where}{detail}"
+        detail = f": {untrusted(outcome.message)}" if outcome.message else ""
+        return f"`{fn}` melempar {untrusted(outcome.error)}{where}{detail}"
     if outcome.kind == "timeout":
         return (f"`{fn}` tidak selesai dalam batas waktu{where} — periksa apakah ada perulangan "
                 "yang tidak pernah berhenti.")
@@ -210,7 +218,7 @@ def describe_failure(fn: str, outcome: Outcome, args: tuple | None = None, kwarg
         if outcome.message == "not-callable":
             return f"`{fn}` ada di notebook, tetapi bukan fungsi."
         return f"Fungsi `{fn}` tidak ditemukan di notebook. Pastikan namanya tepat `{fn}`."
-    return (f"Keluaran `{fn}` bukan array NumPy atau bilangan biasa ({outcome.message}). "
+    return (f"Keluaran `{fn}` bukan array NumPy atau bilangan biasa ({untrusted(outcome.message)}). "
             "Kembalikan `np.ndarray` atau bilangan, bukan objek lain.")
 
 

@@ -244,6 +244,7 @@ def grade_notebook(nb: Any, notebook_id: str, suite: GraderSuite, reference: dic
         result.cell_errors = student.report.cell_errors
         result.timed_out_cells = student.report.timed_out_cells
         deadline = started + sandbox.limits.notebook_timeout
+        student.deadline = deadline
         for fn in functions:
             result.cells.append(_grade_function(fn, suite, reference, student, deadline))
     result.seconds = time.monotonic() - started

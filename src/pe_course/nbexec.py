@@ -1,16 +1,44 @@
-"""Execute one notebook with nbclient — run *inside* the sandbox, kernel and client together.
+"""Execute notebooks with nbclient — runs *inside* the sandbox, kernel and client together.
 
-Usage (inside the sandbox): ``python nbexec.py IN.ipynb OUT.ipynb CELL_TIMEOUT TOTAL_TIMEOUT``.
-Every cell runs (errors and time-outs are recorded, not fatal). OUT is rewritten after each cell, so a
-kernel that wedges still leaves the outputs it produced; ``OUT.incomplete`` marks an unfinished run.
+Usage (inside the sandbox): ``python nbexec.py``, then one JSON request per line on stdin::
+
+    {"in": "01.in.ipynb", "out": "01.out.ipynb", "cell_timeout": 30, "total": 115}
+
+and one line ``{"done": "01.out.ipynb"}`` on stdout per request. Every cell runs (errors and
+time-outs are recorded, not fatal). OUT is rewritten after each cell, so a kernel that wedges still
+leaves the outputs it produced; ``OUT.incomplete`` marks an unfinished run.
+
+One runner serves all notebooks of one student: the kernel is kept between notebooks (its namespace
+reset, figures closed) and replaced when it died or overran. These runs only produce what the
+student sees in feedback; scores come from the graders' separate worker.
 The grader treats whatever comes back as untrusted display data.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import json
 import os
 import signal
 import sys
+
+RESET = ("get_ipython().run_line_magic('reset', '-f')\n"
+         "import sys as _s\n"
+         "_s.modules.get('matplotlib.pyplot') and _s.modules['matplotlib.pyplot'].close('all')\n"
+         "del _s")
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+class _KernelStuck(Exception):
+    """A cell timed out and the kernel did not answer the interrupt: it cannot run anything more."""
+
+
+def _give_up(signum, frame):
+    raise _OutOfTime("notebook time limit")
 
 
 def main() -> int:
@@ -18,41 +46,89 @@ def main() -> int:
     # notebook validation never needs it, so it is reported as absent (jsonschema handles that).
     sys.modules["rfc3987_syntax"] = None
     import nbformat
+    from jupyter_core.utils import run_sync
     from nbclient import NotebookClient
 
-    source, target, cell_timeout, total = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    nb = nbformat.read(source, as_version=4)
-    marker = target + ".incomplete"
-    open(marker, "w").close()
+    def shutdown(km) -> None:
+        with contextlib.suppress(Exception):
+            run_sync(km.shutdown_kernel)(now=True)
 
-    def give_up(signum, frame):
-        raise TimeoutError("notebook time limit")
-
-    signal.signal(signal.SIGALRM, give_up)
-    signal.alarm(total)
-    client = NotebookClient(
-        nb,
-        timeout=cell_timeout,
-        startup_timeout=120,
-        kernel_name="python3",
-        allow_errors=True,
-        interrupt_on_timeout=True,
-        error_on_timeout={"ename": "CellTimeoutError", "evalue": f"sel melewati {cell_timeout} detik",
-                          "traceback": [f"CellTimeoutError: sel melewati batas waktu {cell_timeout} detik"]},
-        shutdown_kernel="immediate",
-        record_timing=False,
-        extra_arguments=["--HistoryManager.hist_file=:memory:"],
-        resources={"metadata": {"path": "."}},
-    )
-    client.on_cell_executed = lambda **kwargs: nbformat.write(nb, target)
-    try:
-        client.execute()
-    except BaseException:  # noqa: BLE001 (time limit, dead kernel: keep what was produced)
-        nbformat.write(nb, target)
-        return 1
-    nbformat.write(nb, target)
-    os.remove(marker)
+    signal.signal(signal.SIGALRM, _give_up)
+    reply = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    km = None
+    for line in sys.stdin:
+        request = json.loads(line)
+        source, target = request["in"], request["out"]
+        marker = target + ".incomplete"
+        with contextlib.suppress(OSError):
+            open(marker, "w").close()
+        nb = nbformat.read(source, as_version=4)
+        nb.cells.insert(0, nbformat.v4.new_code_cell(RESET))
+        finished, client = False, None
+        signal.alarm(int(request["total"]))
+        try:
+            if km is not None and not run_sync(km.is_alive)():
+                shutdown(km)
+                km = None
+            cell_timeout = int(request["cell_timeout"])
+            client = NotebookClient(
+                nb, km=km, kernel_name="python3", extra_arguments=["--HistoryManager.hist_file=:memory:"],
+                timeout=cell_timeout, startup_timeout=120, allow_errors=True,
+                interrupt_on_timeout=True, record_timing=False, resources={"metadata": {"path": "."}},
+                error_on_timeout={"ename": "CellTimeoutError", "evalue": f"sel melewati {cell_timeout} detik",
+                                  "traceback": [f"CellTimeoutError: sel melewati batas waktu {cell_timeout} detik"]},
+            )
+            client.on_cell_executed = functools.partial(_after_cell, nbformat, nb, target)
+            km = None  # owned by the client until it has run; kept for the next notebook below
+            client.execute(cleanup_kc=False)
+            km = client.km
+            finished = True
+        except BaseException:  # noqa: BLE001 (time limit, dead kernel: keep what was produced)
+            if client is not None and client.km is not None:
+                shutdown(client.km)
+            km = None  # the next notebook gets a fresh kernel
+        finally:
+            signal.alarm(0)
+        _write(nbformat, nb, target)
+        if finished:
+            with contextlib.suppress(OSError):
+                os.remove(marker)
+        reply.write(json.dumps({"done": target}) + "\n")
+    if km is not None:
+        shutdown(km)
     return 0
+
+
+def _after_cell(nbformat, nb, target: str, cell=None, execute_reply=None, **kwargs) -> None:
+    """Save progress; stop the notebook when the kernel ignored the interrupt after a time-out."""
+    content = (execute_reply or {}).get("content", {})
+    stuck = content.get("status") == "error" and content.get("ename") == "CellTimeoutError"
+    if stuck and cell is not None:
+        cell.outputs.append(nbformat.v4.new_output("error", ename="CellTimeoutError", evalue=content.get("evalue", ""),
+                                                   traceback=content.get("traceback", [])))
+    _write(nbformat, nb, target)
+    if stuck:
+        raise _KernelStuck
+
+
+def _write(nbformat, nb, target: str) -> None:
+    """Write the executed notebook without the reset cell, atomically; never fail the runner.
+
+    The student's kernel shares this directory and may have put anything at these names.
+    """
+    import tempfile
+
+    out = nbformat.from_dict(nb)
+    out.cells = out.cells[1:]
+    try:
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target) or ".", prefix=".nbexec-")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            nbformat.write(out, f)
+        os.replace(tmp, target)
+    except OSError:
+        with contextlib.suppress(OSError, UnboundLocalError):
+            os.unlink(tmp)
 
 
 if __name__ == "__main__":

@@ -17,10 +17,16 @@ outputs with the graders' score (an ``execute_result``) and feedback (markdown, 
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import copy
 import json
+import os
+import select
 import shutil
+import subprocess
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any
@@ -51,7 +57,7 @@ from traitlets import Float, Unicode
 
 from .grading import CellResult, NotebookResult, grade_notebook, load_suite
 from .notebook import grade_id, is_test_cell, load_reference
-from .sandbox import Limits, Sandbox
+from .sandbox import Limits, Sandbox, read_file, write_file
 
 NOTES_KEY = "pe_course"
 PENDING = "Sel tes ini belum dinilai oleh grader tersembunyi."
@@ -91,6 +97,8 @@ class TolerantNotebookExporter(NotebookExporter):
     def from_filename(self, filename, resources=None, **kw):
         try:
             nb = read_submission(filename)
+            if getattr(self.parent, "_sanitizing", False):
+                nb.metadata.pop(NOTES_KEY, None)  # notes come from us, never from the submission
         except Exception as exc:  # noqa: BLE001 (any unreadable file: empty, not JSON, not a notebook)
             stub = self._release_copy(filename, resources)
             if stub is None:
@@ -138,28 +146,32 @@ class RepairMetadata(NbGraderPreprocessor):
         meta = cell.metadata.get("nbgrader")
         if meta is None:
             return
+        gid = meta.get("grade_id") if isinstance(meta, dict) else None
+        problem = None
         validator = MetadataValidator()
         try:
             if not isinstance(meta, dict):
                 raise ValidationError("metadata is not a dict")
             validator.upgrade_cell_metadata(cell)
             validator.validate_cell(cell)
-            return
         except (SchemaTooNewError, SchemaTooOldError, ValidationError, KeyError, TypeError, AttributeError) as exc:
-            gid = meta.get("grade_id") if isinstance(meta, dict) else None
             problem = f"{type(exc).__name__}: {str(exc)[:120]}"
-        if isinstance(gid, str) and gid in sources:
-            src = sources[gid]
-            rebuilt = {"grade": gid in grades, "solution": gid in solutions, "locked": bool(src.locked),
-                       "grade_id": gid, "schema_version": 3, "task": False}
-            if gid in grades:
-                rebuilt["points"] = grades[gid].max_score
-            cell.metadata["nbgrader"] = rebuilt
-            _add_note(nb, f"repaired-metadata: cell {index} ({gid}): {problem}")
-        else:
-            del cell.metadata["nbgrader"]
-            _add_note(nb, f"dropped-metadata: cell {index} ({gid!r}): {problem}")
-        self.log.warning("Repaired nbgrader metadata of cell %s: %s", index, problem)
+        if not (isinstance(gid, str) and gid in sources):
+            if problem or gid is not None:  # a cell the assignment does not have: an ordinary cell
+                del cell.metadata["nbgrader"]
+                _add_note(nb, f"dropped-metadata: cell {index} ({str(gid)[:60]!r}): {problem or 'unknown grade id'}")
+            return
+        src = sources[gid]
+        expected = {"grade": gid in grades, "solution": gid in solutions, "locked": bool(src.locked),
+                    "grade_id": gid, "schema_version": 3, "task": False}
+        if gid in grades:
+            expected["points"] = grades[gid].max_score
+        current = cell.metadata["nbgrader"]
+        flags_changed = any(current.get(k) != v for k, v in expected.items() if k not in ("schema_version", "task"))
+        if problem or flags_changed:  # the gradebook, not the submission, says what a cell is worth
+            cell.metadata["nbgrader"] = expected
+            _add_note(nb, f"repaired-metadata: cell {index} ({gid}): {problem or 'flags or points changed'}")
+            self.log.warning("Repaired nbgrader metadata of cell %s (%s): %s", index, gid, problem or "flags")
 
 
 class ForgetDuplicates(NbGraderPreprocessor):
@@ -233,13 +245,118 @@ def _limits(config_owner) -> Limits:
     return limits.scaled(call_timeout=float(call_timeout)) if call_timeout else limits
 
 
+class _Runner:
+    """One sandboxed ``nbexec.py`` serving the notebooks of one student (see nbexec's docstring)."""
+
+    def __init__(self, sandbox: Sandbox, key) -> None:
+        self.sandbox, self.key, self.count = sandbox, key, 0
+        self._scratch_cm = sandbox.scratch()
+        self.scratch = self._scratch_cm.__enter__()
+        write_file(self.scratch, "nbexec.py", Path(__file__).with_name("nbexec.py").read_bytes())
+        argv = [sys.executable, "-E", "-s", "-B", sandbox.inside(self.scratch, "nbexec.py")]
+        self.proc = sandbox.start(argv, self.scratch, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL)
+
+    def alive(self) -> bool:
+        return self.proc.proc.poll() is None
+
+    def close(self) -> None:
+        self.proc.kill()
+        self._scratch_cm.__exit__(None, None, None)
+
+    def run(self, nb, cell_timeout: int, total: float):
+        """(executed notebook or None, problem or None).
+
+        The scratch directory is shared with the student's kernel, which can plant anything there:
+        files are written with ``write_file`` and read with ``read_file`` (no symlinks followed).
+        """
+        self.count += 1
+        name = f"nb{self.count}"
+        write_file(self.scratch, f"{name}.in.ipynb", nbformat.writes(nb).encode())
+        request = {"in": self.sandbox.inside(self.scratch, f"{name}.in.ipynb"),
+                   "out": self.sandbox.inside(self.scratch, f"{name}.out.ipynb"),
+                   "cell_timeout": cell_timeout, "total": max(5, int(total) - 5)}
+        problem = None
+        try:
+            self.proc.proc.stdin.write((json.dumps(request) + "\n").encode())
+            self.proc.proc.stdin.flush()
+            answered = _wait_line(self.proc.proc.stdout, total)
+        except (BrokenPipeError, OSError):
+            answered = "closed"
+        if answered == "timeout":
+            problem = f"melewati batas waktu {total:g} detik untuk seluruh notebook"
+        elif answered == "closed":
+            problem = "proses notebook berhenti sebelum selesai"
+        elif read_file(self.scratch, f"{name}.out.ipynb.incomplete", 0) is not None:
+            problem = "dihentikan sebelum semua sel selesai (batas waktu notebook atau kernel mati)"
+        data = read_file(self.scratch, f"{name}.out.ipynb", MAX_RESULT_BYTES)
+        executed = None
+        if data is None:
+            problem = problem or "hasil eksekusi tidak ditemukan"
+        else:
+            try:
+                executed = nbformat.reads(data.decode("utf-8"), as_version=4)
+            except Exception:  # noqa: BLE001 (untrusted file)
+                problem = problem or "hasil eksekusi tidak dapat dibaca"
+        for leftover in self.scratch.glob(f"{name}.*"):
+            with contextlib.suppress(OSError):
+                if leftover.is_dir() and not leftover.is_symlink():
+                    shutil.rmtree(leftover)
+                else:
+                    leftover.unlink()
+        if executed is not None and len(executed.cells) != len(nb.cells):
+            executed, problem = None, problem or "hasil eksekusi tidak cocok dengan notebook"
+        return executed, problem
+
+
+def _wait_line(stream, timeout: float) -> str:
+    """Wait for the runner's one-line reply: "line", "timeout" or "closed"."""
+    deadline = time.monotonic() + timeout
+    fd, data = stream.fileno(), b""
+    while not data.endswith(b"\n"):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            return "timeout"
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return "closed"
+        data += chunk
+        if len(data) > 65536:
+            return "closed"
+    return "line"
+
+
+_RUNNER: _Runner | None = None
+
+
+def _runner_for(key, sandbox: Sandbox) -> _Runner:
+    global _RUNNER
+    if _RUNNER is not None and key is not None and _RUNNER.key == key and _RUNNER.alive():
+        return _RUNNER
+    close_runner()
+    _RUNNER = _Runner(sandbox, key)
+    return _RUNNER
+
+
+def close_runner() -> None:
+    """End the current student's sandboxed notebook runner (also at interpreter exit)."""
+    global _RUNNER
+    if _RUNNER is not None:
+        _RUNNER.close()
+        _RUNNER = None
+
+
+atexit.register(close_runner)
+
+
 class SandboxedExecute(Execute):
     """nbgrader's Execute step, but the notebook runs inside the sandbox.
 
-    nbclient and the kernel run together in one sandboxed process; the executed notebook comes
-    back as a file that is parsed as untrusted data: only outputs are taken (by cell index, with
-    safe MIME types), never sources or metadata. Test cells are not run here (their hidden part
-    never enters the student's kernel); they get a placeholder error until the graders score them.
+    nbclient and the kernel run together in one sandboxed process, one per student (its kernel is
+    reset between that student's notebooks); the executed notebook comes back as a file that is
+    parsed as untrusted data: only outputs are taken (by cell index, with safe MIME types), never
+    sources or metadata. Test cells are not run here (their hidden part never enters the student's
+    kernel); they get a placeholder error until the graders score them.
     """
 
     notebook_timeout = Float(120.0, help="Wall-clock limit (seconds) for running one whole notebook.").tag(
@@ -254,7 +371,16 @@ class SandboxedExecute(Execute):
                 cell.outputs, cell.execution_count = [], None
                 if is_test_cell(cell):
                     cell.source = ""
-        executed, problem = self._run(sandbox, to_run)
+        info = resources.get("nbgrader") if isinstance(resources, dict) else None
+        key = (info.get("assignment"), info.get("student")) if info else None
+        try:
+            runner = _runner_for(key, sandbox)
+            executed, problem = runner.run(to_run, int(self.timeout or 30), sandbox.limits.notebook_timeout)
+        except Exception as exc:  # noqa: BLE001 (whatever happened, the student is still graded)
+            self.log.error("Sandboxed execution failed: %s", exc)
+            executed, problem = None, f"eksekusi gagal ({type(exc).__name__})"
+        if problem or key is None:
+            close_runner()
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
@@ -273,32 +399,6 @@ class SandboxedExecute(Execute):
                 first.outputs.insert(0, nbformat.v4.new_output(
                     "stream", name="stdout", text=f"[Catatan penilai] Notebook tidak selesai dijalankan: {problem}\n"))
         return nb, resources
-
-    def _run(self, sandbox: Sandbox, nb):
-        with sandbox.scratch() as scratch:
-            nbformat.write(nb, scratch / "in.ipynb")
-            shutil.copy(Path(__file__).with_name("nbexec.py"), scratch / "nbexec.py")
-            argv = [sys.executable, "-E", "-s", "-B", sandbox.inside(scratch, "nbexec.py"),
-                    sandbox.inside(scratch, "in.ipynb"), sandbox.inside(scratch, "out.ipynb"),
-                    str(int(self.timeout or 30)), str(max(5, int(sandbox.limits.notebook_timeout) - 5))]
-            problem = None
-            with sandbox.start(argv, scratch, stdin=-3, stdout=-3, stderr=-3) as proc:
-                try:
-                    proc.proc.wait(timeout=sandbox.limits.notebook_timeout)
-                except Exception:  # noqa: BLE001 (subprocess.TimeoutExpired)
-                    problem = f"melewati batas waktu {sandbox.limits.notebook_timeout:g} detik untuk seluruh notebook"
-            out = scratch / "out.ipynb"
-            if problem is None and (scratch / "out.ipynb.incomplete").exists():
-                problem = "dihentikan sebelum semua sel selesai (batas waktu notebook atau kernel mati)"
-            if not out.is_file() or out.stat().st_size > MAX_RESULT_BYTES:
-                return None, problem or "proses notebook berhenti sebelum selesai"
-            try:
-                executed = nbformat.reads(out.read_text(encoding="utf-8"), as_version=4)
-            except Exception:  # noqa: BLE001 (untrusted file)
-                return None, problem or "hasil eksekusi tidak dapat dibaca"
-            if len(executed.cells) != len(nb.cells):
-                return None, problem or "hasil eksekusi tidak cocok dengan notebook"
-            return executed, problem
 
 
 def _error_output(ename: str, evalue: str):

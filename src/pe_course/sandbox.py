@@ -20,6 +20,7 @@ import os
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -217,16 +218,50 @@ def _can_drop_root() -> bool:
     return probe.returncode == 0
 
 
+def write_file(scratch: Path, name: str, data: bytes) -> None:
+    """Create ``scratch/name`` for the sandboxed program without following anything it planted.
+
+    The sandboxed program can create, replace and symlink names in its scratch directory at any time;
+    the (possibly root) grader therefore never opens an existing name there: the old entry is removed
+    and the file is created with O_EXCL | O_NOFOLLOW.
+    """
+    path = scratch / name
+    if os.path.lexists(path):
+        if path.is_dir() and not path.is_symlink():
+            _force_rmtree(path)
+        else:
+            path.unlink()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+
+
+def read_file(scratch: Path, name: str, max_bytes: int) -> bytes | None:
+    """The content of ``scratch/name`` if it is a regular file (not a symlink) of at most ``max_bytes``."""
+    try:
+        fd = os.open(scratch / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+            return None
+        return f.read(max_bytes + 1)[:max_bytes]
+
+
 def _prepare_scratch(scratch: Path, use_bwrap: bool) -> None:
-    """Seed matplotlib's font cache (building it costs seconds) and make the directory usable."""
+    """Seed matplotlib's font cache (building it costs seconds) and make the directory usable.
+
+    Called on a scratch directory nothing has run in yet.
+    """
     mpl = scratch / ".mplconfig"
     mpl.mkdir(exist_ok=True)
     cache = _matplotlib_font_cache()
     if cache is not None:
-        shutil.copy2(cache, mpl / cache.name)
+        write_file(mpl, cache.name, cache.read_bytes())
     if not use_bwrap and _can_drop_root():
         for path in [scratch, *scratch.rglob("*")]:
-            os.chown(path, NOBODY, NOBODY)
+            os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
 
 
 @functools.lru_cache(maxsize=1)
@@ -288,9 +323,11 @@ def _kill_marked(marker: str) -> None:
 
 def _force_rmtree(path: Path) -> None:
     def onerror(func, p, _exc):
+        # chmod follows symlinks: never touch one the sandboxed program planted
         with contextlib.suppress(OSError):
-            os.chmod(p, 0o700)
-            os.chmod(os.path.dirname(p), 0o700)
+            for target in (os.path.dirname(p), p):
+                if not os.path.islink(target):
+                    os.chmod(target, 0o700)
             func(p)
 
     shutil.rmtree(path, onerror=onerror)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import fcntl
 import os
 import select
-import shutil
 import subprocess
 import sys
 import time
@@ -20,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from . import codec
-from .sandbox import Sandbox, SandboxedProcess
+from .sandbox import Sandbox, SandboxedProcess, write_file
 
-MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+MAX_JSON_ITEMS = 2_000_000  # a reply with more list items than this is refused before parsing
 MAX_RESTARTS = 4
 _HERE = Path(__file__).parent
 
@@ -75,6 +75,7 @@ class StudentProcess:
         self._restarts = 0
         self._scratch_cm = None
         self._scratch: Path | None = None
+        self.deadline: float | None = None  # monotonic time after which every call times out
 
     # -- lifecycle ---------------------------------------------------------------------------
     def __enter__(self) -> StudentProcess:
@@ -85,8 +86,6 @@ class StudentProcess:
         self.close()
 
     def start(self) -> LoadReport:
-        self._scratch_cm = self.sandbox.scratch()
-        self._scratch = self._scratch_cm.__enter__()
         self._load()
         return self.report
 
@@ -103,9 +102,13 @@ class StudentProcess:
         self._buf.clear()
 
     def _spawn(self) -> None:
-        assert self._scratch is not None
+        # a fresh scratch directory for every (re)start: nothing a previous run planted is reused
+        if self._scratch_cm is not None:
+            self._scratch_cm.__exit__(None, None, None)
+        self._scratch_cm = self.sandbox.scratch()
+        self._scratch = self._scratch_cm.__enter__()
         for name in ("worker.py", "codec.py"):
-            shutil.copy(_HERE / name, self._scratch / name)
+            write_file(self._scratch, name, (_HERE / name).read_bytes())
         argv = [sys.executable, "-E", "-s", "-B", self.sandbox.inside(self._scratch, "worker.py")]
         self._proc = self.sandbox.start(
             argv, self._scratch, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
@@ -181,6 +184,8 @@ class StudentProcess:
         return self._bad_functions.get(fn) or self.report.functions.get(fn, "missing")
 
     def call(self, fn: str, *args: Any, **kwargs: Any) -> Outcome:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            return Outcome("timeout", message="waktu penilaian untuk notebook ini habis")
         status = self.status(fn)
         if status == "timeout":
             return Outcome("timeout", message="fungsi melewati batas waktu pada pemanggilan sebelumnya")
@@ -199,6 +204,8 @@ class StudentProcess:
         request = {"op": "call", "id": self._next_id, "fn": fn,
                    "args": codec.encode(list(args)), "kwargs": {k: codec.encode(v) for k, v in kwargs.items()}}
         deadline = time.monotonic() + self.sandbox.limits.call_timeout
+        if self.deadline is not None:
+            deadline = min(deadline, self.deadline)
         try:
             self._send(request, deadline)
             message = self._receive(deadline)
@@ -250,7 +257,8 @@ class StudentProcess:
     def _receive(self, deadline: float) -> dict:
         assert self._proc is not None
         fd = self._proc.proc.stdout.fileno()
-        while b"\n" not in self._buf:
+        end = self._buf.find(b"\n")
+        while end < 0:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _Timeout
@@ -260,11 +268,17 @@ class StudentProcess:
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 raise _Crashed("proses siswa berhenti")
+            newline = chunk.find(b"\n")  # search only the new bytes: linear in the message size
+            end = len(self._buf) + newline if newline >= 0 else -1
             self._buf += chunk
             if len(self._buf) > MAX_MESSAGE_BYTES:
                 raise _Crashed("keluaran terlalu besar")
-        line, _, rest = bytes(self._buf).partition(b"\n")
-        self._buf = bytearray(rest)
+        line = bytes(self._buf[:end])
+        del self._buf[: end + 1]
+        if line.count(b",") > MAX_JSON_ITEMS:
+            raise _Crashed("keluaran terlalu besar")
+        if time.monotonic() > deadline:
+            raise _Timeout
         try:
             message = codec.loads_untrusted(line)
         except codec.DecodeError as exc:
