@@ -95,10 +95,14 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=24)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--scaling", type=int, nargs="*", help="also time ours for these class sizes")
+    parser.add_argument("--scaling-only", action="store_true", help="skip the side-by-side comparison")
     args = parser.parse_args()
     results: dict = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "students": args.students,
                      "jobs": args.jobs}
     with tempfile.TemporaryDirectory(prefix="pe-bench-") as tmp:
+        if args.scaling_only:
+            _scaling(args, results, Path(tmp))
+            return _save(results)
         base = make_course(Path(tmp) / "baseline", STOCK_CONFIG, args.students)
         mine = make_course(Path(tmp) / "ours", None, args.students)
         n = notebooks_submitted(mine)
@@ -113,17 +117,25 @@ def main() -> None:
         print(f"ratio ours / baseline = {ratio:.2f}  (target <= 0.6)")
         results.update(notebooks=n, baseline_s=round(t_base, 2), ours_s=round(t_ours, 2), ratio=round(ratio, 3))
         if args.scaling:
-            results["scaling"] = {}
-            for size in args.scaling:
-                course = make_course(Path(tmp) / f"scale{size}", None, size)
-                seconds = ours(course, args.jobs)
-                per = seconds / size
-                results["scaling"][size] = round(seconds, 2)
-                print(f"scaling: {size:3d} students: {seconds:7.1f} s ({per:.2f} s per student)")
-                shutil.rmtree(course.root, ignore_errors=True)
+            _scaling(args, results, Path(tmp))
+    _save(results)
+
+
+def _scaling(args, results: dict, tmp: Path) -> None:
+    results["scaling"] = {}
+    for size in args.scaling or []:
+        course = make_course(tmp / f"scale{size}", None, size)
+        seconds = ours(course, args.jobs)
+        results["scaling"][size] = round(seconds, 2)
+        print(f"scaling: {size:3d} students: {seconds:7.1f} s ({seconds / size:.2f} s per student)", flush=True)
+        shutil.rmtree(course.root, ignore_errors=True)
+
+
+def _save(results: dict) -> None:
     out = REPO / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"grading-{results['date'][:10]}.json"
+    kind = "scaling" if "baseline_s" not in results else "grading"
+    path = out / f"{kind}-{results['date'][:10]}.json"
     path.write_text(json.dumps(results, indent=2), encoding="utf-8")
     print(f"written {path.relative_to(REPO)}")
 

@@ -24,6 +24,7 @@ import shutil
 import time
 import traceback
 import uuid
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -171,7 +172,10 @@ def merge_outcome(course: Course, outcome: GradeOutcome) -> None:
     """Copy one student's grades into the course gradebook (one transaction) and files into place."""
 
     staging = Path(outcome.staging)
-    with course.gradebook(f"sqlite:///{staging / 'gradebook.db'}") as private, course.gradebook() as main:
+    with warnings.catch_warnings(), course.gradebook(f"sqlite:///{staging / 'gradebook.db'}") as private, \
+            course.gradebook() as main:
+        # nbgrader's own API emits SQLAlchemy autoflush warnings when it creates a submission
+        warnings.simplefilter("ignore", category=Warning)
         sub = private.find_submission(course.assignment, outcome.student)
         student = private.find_student(outcome.student)
         main.update_or_create_student(outcome.student, first_name=student.first_name,
