@@ -15,10 +15,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import uuid
@@ -906,3 +908,24 @@ def tempfile_dir() -> str:
     import tempfile
 
     return tempfile.gettempdir()
+
+
+@requires_bwrap
+def test_python_installed_under_tmp_stays_visible(monkeypatch, tmp_path_factory):
+    """Regression: CI clones (and their venvs) can live under /tmp; the sandbox's private /tmp must
+    not hide them (bwrap applies mounts in order)."""
+    import subprocess as sp
+
+    import pe_course.sandbox as sandbox_module
+
+    root = Path(tempfile.mkdtemp(prefix="pe-fake-venv-", dir="/tmp"))
+    try:
+        (root / "marker").write_text("visible")
+        monkeypatch.setattr(sandbox_module, "_python_roots", lambda: [str(root)])
+        sb = Sandbox(use_bwrap=True)
+        with sb.scratch() as scratch, sb.start(["/usr/bin/cat", str(root / "marker")], scratch,
+                                               stdout=sp.PIPE, stderr=sp.PIPE) as proc:
+            out, _ = proc.proc.communicate(timeout=30)
+        assert out == b"visible"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -163,12 +163,14 @@ class Sandbox:
     def command(self, argv: Sequence[str], scratch: Path) -> list[str]:
         if not self.use_bwrap:
             return list(argv)
-        cmd = [bwrap_path() or "bwrap", "--ro-bind", "/usr", "/usr"]
+        # Order matters: the private /tmp first, so that a Python installed under /tmp (a CI clone's
+        # venv, say) is bound on top of it instead of being hidden by it.
+        cmd = [bwrap_path() or "bwrap", "--ro-bind", "/usr", "/usr", "--tmpfs", "/tmp"]
         for root in _python_roots():
             cmd += ["--ro-bind", root, root]
         cmd += [
             "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+            "--proc", "/proc", "--dev", "/dev",
             "--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
             "--ro-bind-try", "/etc/fonts", "/etc/fonts",
             "--bind", str(scratch), MOUNT_POINT, "--chdir", MOUNT_POINT,
