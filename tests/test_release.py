@@ -160,7 +160,7 @@ def _remove_stub(nb):
 
 
 @pytest.mark.parametrize(("breakage", "expected"), [
-    (_paste_solution_line, "solution code leaked"),
+    (_paste_solution_line, "solution text leaked"),
     (_add_hidden_marker, "hidden-test markers"),
     (_add_outputs, "has outputs"),
     (_add_execution_count, "has outputs"),
