@@ -12,30 +12,6 @@ from .cases import cases
 NOTEBOOK = "03_rotation"
 
 
-def _kw(base: float) -> dict:
-    """Pass ``base`` only when it is not the default, so both call styles are exercised."""
-    return {} if base == 10000.0 else {"base": base}
-
-
-def _assert_scalar_close(actual, expected: float, what: str, rtol: float = 1e-6, atol: float = 1e-8,
-                         inputs: str | None = None) -> None:
-    """``assert_close`` for one number (``assert_close`` itself cannot report two different scalars)."""
-    where = f" untuk input {inputs}" if inputs else ""
-    if isinstance(actual, np.ndarray) and actual.shape == () and actual.dtype.kind in "iuf":
-        actual = actual[()]
-    if isinstance(actual, bool) or not isinstance(actual, (int, float, np.integer, np.floating)):
-        kind = f"np.ndarray berbentuk {actual.shape}" if isinstance(actual, np.ndarray) else type(actual).__name__
-        raise CheckFailed(f"{what} harus berupa satu bilangan{where}, tetapi didapat {kind}.")
-    value = float(actual)
-    if not np.isfinite(value):
-        raise CheckFailed(f"{what} bernilai NaN atau tak hingga{where}.")
-    if not np.isclose(value, expected, rtol=rtol, atol=atol):
-        message = f"Nilai {what} salah{where} (selisih {abs(value - expected):.4g})."
-        if inputs:
-            message += f" Diharapkan {expected:.6g}, didapat {value:.6g}."
-        raise CheckFailed(message)
-
-
 # -- rotation_matrix (1 point) ----------------------------------------------------------------
 @check("rotation_matrix", "contoh-bab", points=0.25,
        title="Contoh dari bab: theta = 0.3, pi/2 dan sudut cek rotasi (pos = 1, k = 2)")
@@ -56,7 +32,7 @@ def rotation_orthogonal(g: Grader) -> None:
         what = f"rotation_matrix({theta:.4g})"
         m = require_shape(g.call("rotation_matrix", theta), (2, 2), f"keluaran `{what}`")
         assert_close(m @ m.T, np.eye(2), f"{what} @ {what}.T (harus matriks identitas)")
-        _assert_scalar_close(np.linalg.det(m), 1.0, f"determinan {what}")
+        assert_close(np.linalg.det(m), 1.0, f"determinan {what}")
 
 
 @check("rotation_matrix", "memutar-sin-cos", points=0.25,
@@ -81,7 +57,7 @@ def shift_chapter(g: Grader) -> None:
        title="Baris acak (d,) dan (T, d), k acak (termasuk negatif) dan base acak dibandingkan dengan referensi")
 def shift_random(g: Grader) -> None:
     for pe, k, base in draw(s.shift_inputs, 20):
-        g.expect("shift_encoding", pe, k, **_kw(base))
+        g.expect("shift_encoding", pe, k, **s.base_kwargs(base))
 
 
 @check("shift_encoding", "tepi", points=0.5,
@@ -108,7 +84,7 @@ def shift_matches_pe(g: Grader) -> None:
         rows = table[start] if single else table[start:start + count]
         want = table[start + k] if single else table[start + k:start + k + count]
         where = f"PE({start})" if single else f"PE[{start}:{start + count}]"
-        out = g.call("shift_encoding", rows, k, **_kw(base))
+        out = g.call("shift_encoding", rows, k, **s.base_kwargs(base))
         assert_close(out, want, f"shift_encoding({where}, {k}) untuk d_model = {d_model}, base = {base:g} "
                      f"(harus PE pada posisi + {k})")
 
@@ -116,7 +92,7 @@ def shift_matches_pe(g: Grader) -> None:
 @check("shift_encoding", "menjaga-norma", points=0.25, title="Rotasi menjaga norma tiap baris")
 def shift_keeps_norm(g: Grader) -> None:
     for pe, k, base in draw(s.shift_inputs, 15):
-        out = require_shape(g.call("shift_encoding", pe, k, **_kw(base)), pe.shape,
+        out = require_shape(g.call("shift_encoding", pe, k, **s.base_kwargs(base)), pe.shape,
                             f"keluaran `shift_encoding` untuk pe berbentuk {pe.shape}")
         assert_close(np.atleast_1d(np.linalg.norm(out, axis=-1)), np.atleast_1d(np.linalg.norm(pe, axis=-1)),
                      f"norma baris setelah shift_encoding(pe, {k}) (rotasi tidak boleh mengubah panjang)")
@@ -125,9 +101,9 @@ def shift_keeps_norm(g: Grader) -> None:
 @check("shift_encoding", "bisa-dibalik", points=0.25, title="Menggeser k lalu -k kembali ke input")
 def shift_inverse(g: Grader) -> None:
     for pe, k, base in draw(s.shift_inputs, 15):
-        there = require_shape(g.call("shift_encoding", pe, k, **_kw(base)), pe.shape,
+        there = require_shape(g.call("shift_encoding", pe, k, **s.base_kwargs(base)), pe.shape,
                               f"keluaran `shift_encoding` untuk pe berbentuk {pe.shape}")
-        back = g.call("shift_encoding", there, -k, **_kw(base))
+        back = g.call("shift_encoding", there, -k, **s.base_kwargs(base))
         assert_close(back, pe, f"shift_encoding(shift_encoding(pe, {k}), {-k}) (harus kembali ke pe)", atol=1e-7)
 
 
@@ -144,9 +120,9 @@ def rope_chapter(g: Grader) -> None:
 def rope_random(g: Grader) -> None:
     for x, positions, base in draw(s.rope_inputs, 20):
         if positions is None:
-            g.expect("apply_rope", x, **_kw(base))
+            g.expect("apply_rope", x, **s.base_kwargs(base))
         else:
-            g.expect("apply_rope", x, positions, **_kw(base))
+            g.expect("apply_rope", x, positions, **s.base_kwargs(base))
 
 
 @check("apply_rope", "tepi", points=0.5,
@@ -168,13 +144,13 @@ def rope_edges(g: Grader) -> None:
 def rope_norms(g: Grader) -> None:
     for x, positions, base in draw(s.rope_inputs, 15):
         pos = np.arange(x.shape[0], dtype=float) if positions is None else np.asarray(positions, dtype=float)
-        out = require_shape(g.call("apply_rope", x, pos, **_kw(base)), x.shape,
+        out = require_shape(g.call("apply_rope", x, pos, **s.base_kwargs(base)), x.shape,
                             f"keluaran `apply_rope` untuk x berbentuk {x.shape}")
         assert_close(np.linalg.norm(out, axis=1), np.linalg.norm(x, axis=1),
                      "norma tiap baris setelah apply_rope (rotasi tidak boleh mengubah panjang)")
-        back = g.call("apply_rope", out, -pos, **_kw(base))
+        back = g.call("apply_rope", out, -pos, **s.base_kwargs(base))
         assert_close(back, x, "apply_rope(apply_rope(x, p), -p) (harus kembali ke x)", atol=1e-7)
-        first = g.call("apply_rope", x[:1], **_kw(base))
+        first = g.call("apply_rope", x[:1], **s.base_kwargs(base))
         assert_close(first, x[:1], "apply_rope untuk baris di posisi 0 (sudut 0: tidak diputar)")
 
 
@@ -182,13 +158,13 @@ def rope_norms(g: Grader) -> None:
        title="Menggeser semua posisi q dan k dengan konstanta c tidak mengubah skor q·k setelah RoPE")
 def rope_relative(g: Grader) -> None:
     for q, k, pos_q, pos_k, c, base in draw(s.rope_relative_inputs, 15):
-        rq = require_shape(g.call("apply_rope", q, pos_q, **_kw(base)), q.shape,
+        rq = require_shape(g.call("apply_rope", q, pos_q, **s.base_kwargs(base)), q.shape,
                            f"keluaran `apply_rope` untuk x berbentuk {q.shape}")
-        rk = require_shape(g.call("apply_rope", k, pos_k, **_kw(base)), k.shape,
+        rk = require_shape(g.call("apply_rope", k, pos_k, **s.base_kwargs(base)), k.shape,
                            f"keluaran `apply_rope` untuk x berbentuk {k.shape}")
-        rq_c = require_shape(g.call("apply_rope", q, pos_q + c, **_kw(base)), q.shape,
+        rq_c = require_shape(g.call("apply_rope", q, pos_q + c, **s.base_kwargs(base)), q.shape,
                              f"keluaran `apply_rope` untuk x berbentuk {q.shape}")
-        rk_c = require_shape(g.call("apply_rope", k, pos_k + c, **_kw(base)), k.shape,
+        rk_c = require_shape(g.call("apply_rope", k, pos_k + c, **s.base_kwargs(base)), k.shape,
                              f"keluaran `apply_rope` untuk x berbentuk {k.shape}")
         assert_close(rq_c @ rk_c.T, rq @ rk.T,
                      f"skor apply_rope(q, p + {c}) · apply_rope(k, p' + {c}) (harus sama dengan tanpa pergeseran "
@@ -206,7 +182,7 @@ def scores_chapter(g: Grader) -> None:
 @check("rope_scores", "acak", points=0.5, title="q, k (Tq ≠ Tk) dan base acak dibandingkan dengan referensi")
 def scores_random(g: Grader) -> None:
     for q, k, base in draw(s.rope_scores_inputs, 20):
-        g.expect("rope_scores", q, k, atol=1e-6, **_kw(base))
+        g.expect("rope_scores", q, k, atol=1e-6, **s.base_kwargs(base))
 
 
 @check("rope_scores", "toeplitz", points=0.5,
@@ -214,12 +190,12 @@ def scores_random(g: Grader) -> None:
 def scores_toeplitz(g: Grader) -> None:
     for v, w, tq, tk, base in draw(s.tiled_rope_inputs, 15):
         what = f"rope_scores untuk q = {tq} salinan v dan k = {tk} salinan w"
-        scores = require_shape(g.call("rope_scores", np.tile(v, (tq, 1)), np.tile(w, (tk, 1)), **_kw(base)),
+        scores = require_shape(g.call("rope_scores", np.tile(v, (tq, 1)), np.tile(w, (tk, 1)), **s.base_kwargs(base)),
                                (tq, tk), f"keluaran `{what}`")
         if not np.allclose(scores[1:, 1:], scores[:-1, :-1], rtol=1e-6, atol=1e-6):
             raise CheckFailed(f"Keluaran {what} tidak konstan sepanjang diagonal (S[m+1, n+1] ≠ S[m, n]): "
                               "skor RoPE harus hanya bergantung pada m - n. Putar q dan k dengan aturan yang sama.")
-        _assert_scalar_close(scores[0, 0], float(v @ w), f"S[0, 0] dari {what} (posisi 0 tidak diputar: harus v · w)",
+        assert_close(scores[0, 0], float(v @ w), f"S[0, 0] dari {what} (posisi 0 tidak diputar: harus v · w)",
                              atol=1e-6)
 
 
@@ -228,7 +204,7 @@ def scores_toeplitz(g: Grader) -> None:
 def scores_offset(g: Grader) -> None:
     for v, w, tq, tk, base in draw(s.tiled_rope_inputs, 10):
         what = f"rope_scores untuk q = {tq} salinan v dan k = {tk} salinan w, base = {base:g}"
-        scores = require_shape(g.call("rope_scores", np.tile(v, (tq, 1)), np.tile(w, (tk, 1)), **_kw(base)),
+        scores = require_shape(g.call("rope_scores", np.tile(v, (tq, 1)), np.tile(w, (tk, 1)), **s.base_kwargs(base)),
                                (tq, tk), f"keluaran `{what}`")
         offsets = np.arange(-(tq - 1), tk)
         rotated = g.ref("apply_rope", np.tile(w, (offsets.size, 1)), offsets.astype(float), base=base)

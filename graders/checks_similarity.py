@@ -12,30 +12,6 @@ from .cases import cases
 NOTEBOOK = "04_similarity"
 
 
-def _kw(base: float) -> dict:
-    """Pass ``base`` only when it is not the default, so both call styles are exercised."""
-    return {} if base == 10000.0 else {"base": base}
-
-
-def _assert_scalar_close(actual, expected: float, what: str, rtol: float = 1e-6, atol: float = 1e-8,
-                         inputs: str | None = None) -> None:
-    """``assert_close`` for one number (``assert_close`` itself cannot report two different scalars)."""
-    where = f" untuk input {inputs}" if inputs else ""
-    if isinstance(actual, np.ndarray) and actual.shape == () and actual.dtype.kind in "iuf":
-        actual = actual[()]
-    if isinstance(actual, bool) or not isinstance(actual, (int, float, np.integer, np.floating)):
-        kind = f"np.ndarray berbentuk {actual.shape}" if isinstance(actual, np.ndarray) else type(actual).__name__
-        raise CheckFailed(f"{what} harus berupa satu bilangan{where}, tetapi didapat {kind}.")
-    value = float(actual)
-    if not np.isfinite(value):
-        raise CheckFailed(f"{what} bernilai NaN atau tak hingga{where}.")
-    if not np.isclose(value, expected, rtol=rtol, atol=atol):
-        message = f"Nilai {what} salah{where} (selisih {abs(value - expected):.4g})."
-        if inputs:
-            message += f" Diharapkan {expected:.6g}, didapat {value:.6g}."
-        raise CheckFailed(message)
-
-
 # -- position_similarity (2 points) -----------------------------------------------------------
 @check("position_similarity", "contoh-bab", points=0.5,
        title="Contoh dari bab: pe = [[1, 0], [0, 1], [1, 1]] dengan pos = 0 dan pos = 2, baris diskalakan")
@@ -57,14 +33,14 @@ def similarity_properties(g: Grader) -> None:
         length = pe.shape[0]
         what = f"keluaran `position_similarity` untuk pe berbentuk {pe.shape}, pos = {pos}"
         sim = require_shape(g.call("position_similarity", pe, pos), (length,), what)
-        _assert_scalar_close(sim[pos], 1.0, f"elemen ke-{pos} dari {what} (kemiripan posisi dengan dirinya sendiri)")
+        assert_close(sim[pos], 1.0, f"elemen ke-{pos} dari {what} (kemiripan posisi dengan dirinya sendiri)")
         if np.any(sim > 1 + 1e-9) or np.any(sim < -1 - 1e-9):
             raise CheckFailed(f"Ada nilai {what} di luar [-1, 1]: bagi perkalian titik dengan norma "
                               "baris acuan dan norma setiap baris.")
         other = (pos + 1) % length
         sim_other = require_shape(g.call("position_similarity", pe, other), (length,),
                                   f"keluaran `position_similarity` untuk pos = {other}")
-        _assert_scalar_close(sim_other[pos], float(sim[other]),
+        assert_close(sim_other[pos], float(sim[other]),
                              f"sim({other}, {pos}) (harus sama dengan sim({pos}, {other}))")
 
 
@@ -99,9 +75,9 @@ def offset_chapter(g: Grader) -> None:
 def offset_random(g: Grader) -> None:
     drawn = draw(s.offset_inputs, 20)
     for offset, d_model, base in [d for d in drawn if _is_array_offset(d[0])]:
-        g.expect("offset_similarity", offset, d_model, atol=1e-6, **_kw(base))
+        g.expect("offset_similarity", offset, d_model, atol=1e-6, **s.base_kwargs(base))
     for offset, d_model, base in [d for d in drawn if not _is_array_offset(d[0])]:
-        g.expect("offset_similarity", offset, d_model, atol=1e-6, **_kw(base))
+        g.expect("offset_similarity", offset, d_model, atol=1e-6, **s.base_kwargs(base))
 
 
 @check("offset_similarity", "bentuk-keluaran", points=0.5,
@@ -126,7 +102,7 @@ def offset_shapes(g: Grader) -> None:
                     else type(value).__name__)
             raise CheckFailed(f"`offset_similarity({offset!r}, 8)`: offset skalar harus menghasilkan float Python, "
                               f"tetapi didapat {kind}. Ubah hasil berdimensi 0 dengan float(...).")
-        _assert_scalar_close(value, g.ref("offset_similarity", offset, 8),
+        assert_close(value, g.ref("offset_similarity", offset, 8),
                              f"keluaran `offset_similarity({offset!r}, 8)`", atol=1e-6)
 
 
@@ -137,16 +113,16 @@ def offset_matches_dot(g: Grader) -> None:
     for length, d_model, base in tables:
         pe = g.ref("positional_encoding", length, d_model, base)
         p = np.arange(length)
-        gram = require_shape(g.call("offset_similarity", p[:, None] - p[None, :], d_model, **_kw(base)),
+        gram = require_shape(g.call("offset_similarity", p[:, None] - p[None, :], d_model, **s.base_kwargs(base)),
                              (length, length), "keluaran `offset_similarity` untuk matriks offset p - q")
         assert_close(gram, pe @ pe.T, f"offset_similarity(p - q, {d_model}, base={base:g}) dibanding matriks Gram "
                      "PE(p)·PE(q)", atol=1e-6)
     for length, d_model, base in tables:
         pe = g.ref("positional_encoding", length, d_model, base)
         for k in (1, 5, 7, length // 2 - 1):
-            value = g.call("offset_similarity", k, d_model, **_kw(base))
+            value = g.call("offset_similarity", k, d_model, **s.base_kwargs(base))
             for p in (0, 7, length - 1 - k):
-                _assert_scalar_close(value, float(pe[p] @ pe[p + k]),
+                assert_close(value, float(pe[p] @ pe[p + k]),
                                      f"offset_similarity({k}, {d_model}, base={base:g}) dibanding "
                                      f"PE({p})·PE({p + k})", atol=1e-6)
 

@@ -150,7 +150,11 @@ def grade_one(task: GradeTask) -> GradeOutcome:
         course = Course(Path(task.root), task.assignment)
         api = course.api(**{"CourseDirectory.db_url": f"sqlite:///{db}",
                             "CourseDirectory.autograded_directory": str(staging / "autograded")})
-        result = api.autograde(task.assignment, task.student, force=True, create=True)
+        with warnings.catch_warnings():
+            from sqlalchemy.exc import SAWarning
+
+            warnings.simplefilter("ignore", SAWarning)  # nbgrader's API trips SQLAlchemy's autoflush warning
+            result = api.autograde(task.assignment, task.student, force=True, create=True)
         ok = bool(result.get("success"))
         return GradeOutcome(task.student, ok, str(staging), task.fingerprint, time.monotonic() - started,
                             error="" if ok else _last_lines(result.get("error") or result.get("log") or ""),
@@ -174,8 +178,9 @@ def merge_outcome(course: Course, outcome: GradeOutcome) -> None:
     staging = Path(outcome.staging)
     with warnings.catch_warnings(), course.gradebook(f"sqlite:///{staging / 'gradebook.db'}") as private, \
             course.gradebook() as main:
-        # nbgrader's own API emits SQLAlchemy autoflush warnings when it creates a submission
-        warnings.simplefilter("ignore", category=Warning)
+        from sqlalchemy.exc import SAWarning
+
+        warnings.simplefilter("ignore", SAWarning)  # nbgrader's API trips SQLAlchemy's autoflush warning
         sub = private.find_submission(course.assignment, outcome.student)
         student = private.find_student(outcome.student)
         main.update_or_create_student(outcome.student, first_name=student.first_name,

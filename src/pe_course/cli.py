@@ -236,6 +236,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import warnings
+
+    # Students' notebooks often lack or repeat cell ids; nbformat repairs them and warns on every read.
+    warnings.filterwarnings("ignore", module="nbformat")
+    warnings.filterwarnings("ignore", message=".*cell id.*")
     parser = build_parser()
     args = parser.parse_args(argv)
     return args.func(args)
