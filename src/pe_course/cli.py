@@ -15,7 +15,7 @@ console = Console(highlight=False)
 
 
 def cmd_release(args) -> int:
-    from .release import ReleaseError, refresh_release, release_diff
+    from .release import release_diff
 
     course = Course.here(args.course)
     if args.check:
@@ -25,21 +25,36 @@ def cmd_release(args) -> int:
             return 1
         console.print("release/ matches a fresh `nbgrader generate_assignment`.")
         return 0
-    try:
-        path = refresh_release(course)
-    except ReleaseError as exc:
-        console.print(f"[red]{exc}[/]")
+    path = _release(course)
+    if path is None:
         return 1
     console.print(f"Released {len(list(path.glob('*.ipynb')))} notebooks to {path.relative_to(course.root)}")
     return 0
 
 
-def cmd_build(args) -> int:
+def _release(course: Course) -> Path | None:
+    """Regenerate release/ (with its safety checks); None, after saying why, when it refuses."""
     from .release import ReleaseError, refresh_release
+
+    try:
+        return refresh_release(course)
+    except ReleaseError as exc:
+        console.print(f"[red]{exc}[/]")
+        return None
+
+
+def _known_assignment(args, course: Course) -> bool:
+    if args.assignment == course.assignment:
+        return True
+    console.print(f"[red]Unknown assignment {args.assignment!r}[/]: this course has {course.assignment!r}.")
+    return False
+
+
+def cmd_build(args) -> int:
+    from .sandbox import Sandbox
     from .selfcheck import run_selfcheck
 
     course = Course.here(args.course)
-    from .sandbox import Sandbox
 
     sandbox = Sandbox()
     console.print(f"Sandbox: {sandbox.isolation}")
@@ -54,10 +69,8 @@ def cmd_build(args) -> int:
         for problem in report.problems:
             console.print(f"  - {problem}")
         return 1
-    try:
-        path = refresh_release(course)
-    except ReleaseError as exc:
-        console.print(f"[red]{exc}[/]")
+    path = _release(course)
+    if path is None:
         return 1
     console.print(f"[green]Self-validation passed[/]; released to {path.relative_to(course.root)}")
     return 0
@@ -100,8 +113,7 @@ def cmd_grade(args) -> int:
     from .sandbox import Sandbox
 
     course = Course.here(args.course)
-    if args.assignment != course.assignment:
-        console.print(f"[red]Unknown assignment {args.assignment!r}[/]: this course has {course.assignment!r}.")
+    if not _known_assignment(args, course):
         return 2
     if not (course.submitted).is_dir():
         console.print(f"[red]No submissions[/]: {course.submitted} does not exist (nbgrader collect / zip_collect).")
@@ -174,8 +186,7 @@ def _write_report(course: Course):
 
 def cmd_report(args) -> int:
     course = Course.here(args.course)
-    if args.assignment != course.assignment:
-        console.print(f"[red]Unknown assignment {args.assignment!r}[/]: this course has {course.assignment!r}.")
+    if not _known_assignment(args, course):
         return 2
     from .report import write_report
 
