@@ -93,7 +93,24 @@ def backward_without_add_at(ids, grad_h, vocab_size, block_size):
     return grad_tok, grad_pos
 
 
+@misconception("embed_backward", "pos-indexed-by-ids",
+               "grad_pos[t] menerima grad_h[t] menurut *posisi* t, bukan menurut id token: "
+               "posisi ke-t selalu memakai baris ke-t tabel posisi, apa pun tokennya.")
+def backward_pos_by_ids(ids, grad_h, vocab_size, block_size):
+    """Accumulates the position gradient by token id (the forward pass's pos-indexed-by-ids, carried over)."""
+    ids = np.asarray(ids, dtype=int)
+    grad_h = np.asarray(grad_h, dtype=float)
+    d = grad_h.shape[1]
+    grad_tok = np.zeros((vocab_size, d))
+    np.add.at(grad_tok, ids, grad_h)
+    grad_pos = np.zeros((block_size, d))
+    np.add.at(grad_pos, ids, grad_h)
+    return grad_tok, grad_pos
+
+
 # -- frequencies / positional_encoding ---------------------------------------------------------
+# A misconception of `frequencies` is also carried into `positional_encoding` automatically
+# (graders/checks_sinusoidal.py declares how positional_encoding builds on frequencies).
 @misconception("frequencies", "freq-per-column",
                "Eksponennya 2i/d_model per *pasangan* kolom (i = 0, 1, ..., d_model/2 - 1), "
                "bukan i/d_model.")
@@ -142,17 +159,6 @@ def pe_halves(length, d_model, base=10000.0):
     return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
 
 
-@misconception("positional_encoding", "inverted-frequency",
-               "Sudutnya pos / base^(2i/d_model) = pos * base^(-2i/d_model); frekuensi harus mengecil ke kanan.")
-def pe_inverted(length, d_model, base=10000.0):
-    """Multiplies the position by base^(+2i/d) instead of dividing."""
-    _validate_pe(length, d_model)
-    angles = np.arange(length)[:, None] * (base ** (np.arange(0, d_model, 2) / d_model))[None, :]
-    pe = np.zeros((length, d_model))
-    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles)
-    return pe
-
-
 # -- rotation_matrix --------------------------------------------------------------------------
 @misconception("rotation_matrix", "rotation-transposed",
                "M(theta) = [[cos, sin], [-sin, cos]] memetakan (sin a, cos a) ke (sin(a+theta), cos(a+theta)); "
@@ -191,6 +197,22 @@ def rope_wrong_direction(x, positions=None, base=10000.0):
     a, b = x[:, 0::2], x[:, 1::2]
     out = np.empty_like(x)
     out[:, 0::2], out[:, 1::2] = a * np.cos(phi) + b * np.sin(phi), -a * np.sin(phi) + b * np.cos(phi)
+    return out
+
+
+@misconception("apply_rope", "freq-per-column",
+               "Frekuensi pasangan ke-i adalah omega_i = base^(-2i/d), dengan eksponen 2i/d per *pasangan* "
+               "kolom (2i, 2i+1), bukan i/d.")
+def rope_per_column_frequency(x, positions=None, base=10000.0):
+    """Uses omega_i = base^(-i/d) (the pair index i, not 2i) for the rotation angles."""
+    x = np.asarray(x, dtype=float)
+    t, d = x.shape
+    _validate_even(d)
+    pos = np.arange(t) if positions is None else np.asarray(positions, dtype=float)
+    phi = pos[:, None] * (base ** (-np.arange(d // 2) / d))[None, :]
+    a, b = x[:, 0::2], x[:, 1::2]
+    out = np.empty_like(x)
+    out[:, 0::2], out[:, 1::2] = a * np.cos(phi) - b * np.sin(phi), a * np.sin(phi) + b * np.cos(phi)
     return out
 
 

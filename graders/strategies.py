@@ -17,15 +17,23 @@ def matrix(rows: int, cols: int, elements=FLOATS):
     return hnp.arrays(np.float64, (rows, cols), elements=elements)
 
 
+def id_sequence(draw, vocab: int, length: int):
+    """Token ids as the contract allows them: a Python list or a 1-D int array."""
+    ids = draw(st.lists(st.integers(0, vocab - 1), min_size=length, max_size=length))
+    return np.asarray(ids, dtype=np.int64) if draw(st.booleans()) else ids
+
+
 @st.composite
 def embed_inputs(draw, allow_too_long: bool = False):
-    """(ids, tok_table, pos_table) with T <= block_size (or T > block_size when asked)."""
+    """(ids, tok_table, pos_table) with 1 <= T <= block_size (or T > block_size when asked).
+
+    T = 0 has its own check (and clause), so that one mistake there costs points only once.
+    """
     vocab = draw(st.integers(1, 10))
     d = draw(st.integers(1, 6))
     block = draw(st.integers(1, 10))
-    length = draw(st.integers(block + 1, block + 4) if allow_too_long else st.integers(0, block))
-    ids = draw(st.lists(st.integers(0, vocab - 1), min_size=length, max_size=length))
-    return ids, draw(matrix(vocab, d)), draw(matrix(block, d))
+    length = draw(st.integers(block + 1, block + 4) if allow_too_long else st.integers(1, block))
+    return id_sequence(draw, vocab, length), draw(matrix(vocab, d)), draw(matrix(block, d))
 
 
 def embed_too_long_inputs():
@@ -34,23 +42,24 @@ def embed_too_long_inputs():
 
 @st.composite
 def one_hot_inputs(draw):
+    """(ids, vocab_size) with 1 <= T <= 10 (T = 0 has its own check)."""
     vocab = draw(st.integers(1, 12))
-    ids = draw(st.lists(st.integers(0, vocab - 1), min_size=0, max_size=10))
-    return ids, vocab
+    return id_sequence(draw, vocab, draw(st.integers(1, 10))), vocab
 
 
 @st.composite
 def embed_backward_inputs(draw):
-    """(ids, grad_h, vocab_size, block_size)."""
+    """(ids, grad_h, vocab_size, block_size) with 1 <= T <= block_size (T = 0 has its own check)."""
     vocab = draw(st.integers(1, 8))
     d = draw(st.integers(1, 5))
     block = draw(st.integers(1, 10))
-    length = draw(st.integers(0, block))
-    ids = draw(st.lists(st.integers(0, vocab - 1), min_size=length, max_size=length))
-    return ids, draw(matrix(length, d)), vocab, block
+    length = draw(st.integers(1, block))
+    return id_sequence(draw, vocab, length), draw(matrix(length, d)), vocab, block
 
 
 even_dims = st.integers(1, 16).map(lambda n: 2 * n)
+
+
 def base_kwargs(base: float) -> dict:
     """Pass ``base`` only when it is not the default, so both call styles are exercised."""
     return {} if base == 10000.0 else {"base": base}
@@ -173,9 +182,6 @@ def similarity_inputs(draw):
     small = np.linalg.norm(pe, axis=1) < 0.5
     pe[small] += 1.0
     return pe, draw(st.integers(0, pe.shape[0] - 1))
-
-
-offset_scalars = st.one_of(st.integers(-60, 60), st.floats(-40, 40, allow_nan=False, allow_infinity=False))
 
 
 @st.composite

@@ -7,11 +7,10 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from alternatives import ALTERNATIVES
 from conftest import REPO, reference_nb
 
 from pe_course.checks import InProcessCaller
-from pe_course.grading import _grade_function, grade_notebook
+from pe_course.grading import _grade_function, grade_notebook, load_suite
 from pe_course.sandbox import Sandbox
 from pe_course.selfcheck import run_selfcheck
 
@@ -20,10 +19,13 @@ FUNCTIONS = ["embed", "one_hot", "embed_backward", "frequencies", "positional_en
              "self_attention"]
 CATALOGUE_IDS = {
     "embed": {"pos-indexed-by-ids", "concat-not-add", "missing-position", "no-block-size-check"},
-    "one_hot": {"one-hot-transposed"}, "embed_backward": {"add-at-missing"},
+    "one_hot": {"one-hot-transposed"}, "embed_backward": {"add-at-missing", "pos-indexed-by-ids"},
     "frequencies": {"freq-per-column", "inverted-frequency"},
     "positional_encoding": {"sin-cos-swapped", "freq-per-column", "halves-not-interleaved", "inverted-frequency"},
-    "rotation_matrix": {"rotation-transposed"}, "apply_rope": {"rope-rotate-half", "rope-wrong-direction"},
+    "rotation_matrix": {"rotation-transposed"},
+    "apply_rope": {"rope-rotate-half", "rope-wrong-direction", "freq-per-column"},
+    # carried over from the function they build on (graders declare it with @builds_on)
+    "shift_encoding": {"rotation-transposed"}, "rope_scores": {"rope-rotate-half", "rope-wrong-direction", "freq-per-column"},
     "position_similarity": {"dot-not-cosine"}, "offset_similarity": {"sin-not-cos"},
     "self_attention": {"no-sqrt-scaling", "softmax-wrong-axis", "unstable-softmax"},
 }
@@ -59,13 +61,21 @@ def test_stub_scores_zero(fn, suite, reference):
     assert all("belum diimplementasikan" in c.message for c in cell.checks)
 
 
-@pytest.mark.parametrize(("fn", "mid"), sorted((fn, m) for fn, ids in CATALOGUE_IDS.items() for m in ids))
-def test_misconception_loses_points_and_is_diagnosed(fn, mid, suite, reference):
-    m = next(m for m in suite.misconceptions[fn] if m.id == mid)
+SUITE = load_suite(REPO / "graders")
+ALTERNATIVES = SUITE.module("alternatives").ALTERNATIVES
+COMPOUND = SUITE.module("alternatives").COMPOUND
+CATALOGUE = [(fn, m.id, i) for fn, ms in sorted(SUITE.misconceptions.items()) for i, m in enumerate(ms)]
+
+
+@pytest.mark.parametrize(("fn", "mid", "index"), CATALOGUE, ids=[f"{fn}-{mid}-{i}" for fn, mid, i in CATALOGUE])
+def test_misconception_loses_points_and_is_diagnosed(fn, mid, index, suite, reference):
+    m = suite.misconceptions[fn][index]
     cell = grade(fn, suite, reference, m.implementation)
     assert cell.score < cell.max_score
-    assert mid in [d["id"] for d in cell.misconceptions]
-    assert any(not c.passed and c.message for c in cell.checks)
+    assert [d["id"] for d in cell.misconceptions] == [mid], "diagnosed exactly the misconception, nothing else"
+    failed = [c for c in cell.checks if not c.passed]
+    assert failed and all(c.message and c.input and c.clause_text for c in failed), \
+        "every lost point names the failing input and the clause"
 
 
 @pytest.mark.parametrize(("fn", "implementation"),
@@ -78,12 +88,20 @@ def test_alternative_correct_implementation_scores_full_marks(fn, implementation
     assert cell.misconceptions == []
 
 
+@pytest.mark.parametrize(("fn", "implementation", "mid"), COMPOUND, ids=lambda v: getattr(v, "__name__", v))
+def test_misconception_in_otherwise_careful_code_is_diagnosed(fn, implementation, mid, suite, reference):
+    cell = grade(fn, suite, reference, implementation)
+    assert cell.score < cell.max_score
+    assert [d["id"] for d in cell.misconceptions] == [mid]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook", ["01_embedding", "03_rotation", "04_similarity"])
 def test_alternatives_through_the_sandbox(notebook, suite, reference):
     """Each notebook's functions replaced by an alternative (pasted at the end) — full marks."""
-    import alternatives
     import nbformat
+
+    alternatives = suite.module("alternatives")
 
     nb = reference_nb(notebook)
     code = inspect.getsource(alternatives).split("ALTERNATIVES = {")[0]

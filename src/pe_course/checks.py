@@ -2,20 +2,27 @@
 
 A grader module declares checks and misconceptions with decorators::
 
-    @check("embed", "contoh-bab", points=1, title="Contoh dari bab")
+    @check("embed", "contoh-bab", points=1, clause="K1", title="Contoh dari bab")
     def chapter_examples(g: Grader) -> None:
         for case in cases("embed"):
-            g.expect("embed", *case.args, public=True)
+            g.expect("embed", *case.args)
 
     @misconception("embed", "missing-position", hint="Jangan lupa menambahkan pos_table[t].")
     def embed_without_position(ids, tok_table, pos_table):
         '''Only the token lookup; the position row is never added.'''
         return tok_table[np.asarray(ids, dtype=int)]
 
-Each check belongs to one graded function and so to its test cell ``test_<function>``; the cell's
-score is the sum of the points of its passed checks. ``Grader`` calls the student's function (in the
-sandbox), the reference (in this process) and compares them; every comparison goes through
-:func:`assert_close`, whose messages say in Bahasa Indonesia what is wrong.
+Each check belongs to one graded function and so to its test cell ``test_<function>``, and names
+the clause of that function's contract (the "Ketentuan yang dinilai" list in the notebook) that it
+enforces; the cell's score is the sum of the points of its passed checks. ``Grader`` calls the
+student's function (in the sandbox), the reference (in this process) and compares them; every
+comparison goes through :func:`assert_close`, whose messages say in Bahasa Indonesia what is wrong,
+on which input, what was expected and what was obtained.
+
+A function that builds on another graded function (``rope_scores`` on ``apply_rope``) declares how
+with :func:`builds_on`. While it is graded, the upstream name in the student's code answers with
+correct values (``StudentProcess.upstream``), so a wrong ``apply_rope`` costs points in its own cell
+only; the declaration also carries the upstream's misconceptions over to the function built on it.
 """
 
 from __future__ import annotations
@@ -23,14 +30,19 @@ from __future__ import annotations
 import copy
 import functools
 import html
+import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
 from .student import Outcome
+
+# A failing generated check looks for a smaller failing input with at most this many distinct
+# evaluations (a count, not a time: a re-grade must find the same input).
+SHRINK_EVALUATIONS = 60
 
 
 # --------------------------------------------------------------------------------------------
@@ -42,6 +54,7 @@ class Check:
     name: str
     points: float
     title: str
+    clause: str  # the contract clause (e.g. "K2") of ``function`` that this check enforces
     run: Callable[[Grader], None]
 
     @property
@@ -55,17 +68,44 @@ class Misconception:
     id: str
     hint: str
     implementation: Callable[..., Any]
+    carried_from: str | None = None  # upstream function whose misconception this one carries over
 
     @property
     def description(self) -> str:
         return (self.implementation.__doc__ or "").strip()
 
 
-def check(function: str, name: str, points: float, title: str):
-    """Declare a check of ``function`` worth ``points`` (stable ``name``, Indonesian ``title``)."""
+@dataclass(frozen=True)
+class Composition:
+    """How ``function`` is built on ``upstream`` (another graded function, graded before it).
+
+    ``build(upstream_fn, *args, **kwargs)`` computes ``function(*args, **kwargs)`` the way the
+    notebook suggests, calling ``upstream_fn`` wherever the student's code would call ``upstream``;
+    with a catalogued wrong ``upstream_fn`` it is that misconception carried into ``function``.
+    """
+
+    function: str
+    upstream: str
+    build: Callable[..., Any]
+
+    def carry(self, m: Misconception) -> Misconception:
+        """``m`` (a misconception of the upstream function) as it shows up in ``function``."""
+
+        def implementation(*args: Any, **kwargs: Any) -> Any:
+            return self.build(m.implementation, *args, **kwargs)
+
+        implementation.__doc__ = f"{self.function} built on {self.upstream} with: {m.description}"
+        hint = (f"{m.hint} (Kesalahan ini ada di kode `{self.function}` sendiri: saat `{self.function}` dinilai, "
+                f"pemanggilan `{self.upstream}` di dalamnya selalu memberi hasil yang benar.)")
+        return Misconception(self.function, m.id, hint, implementation, carried_from=self.upstream)
+
+
+def check(function: str, name: str, points: float, title: str, clause: str):
+    """Declare a check of ``function`` worth ``points`` (stable ``name``, Indonesian ``title``)
+    that enforces contract clause ``clause`` of that function."""
 
     def wrap(fn: Callable[[Grader], None]):
-        fn.__pe_check__ = Check(function, name, float(points), title, fn)
+        fn.__pe_check__ = Check(function, name, float(points), title, clause, fn)
         return fn
 
     return wrap
@@ -81,18 +121,34 @@ def misconception(function: str, id: str, hint: str):  # noqa: A002 (the catalog
     return wrap
 
 
+def builds_on(function: str, upstream: str):
+    """Declare that ``function`` is built on the graded function ``upstream`` (see :class:`Composition`)."""
+
+    def wrap(fn: Callable[..., Any]):
+        fn.__pe_composition__ = Composition(function, upstream, fn)
+        return fn
+
+    return wrap
+
+
+def _hypothesis_settings(n: int, phases: tuple[str, ...]):
+    from hypothesis import HealthCheck, Phase, settings
+
+    return settings(max_examples=n, derandomize=True, database=None, deadline=None,
+                    phases=[getattr(Phase, p) for p in phases], suppress_health_check=list(HealthCheck))
+
+
 @functools.cache
 def draw(strategy_factory: Callable[[], Any], n: int) -> tuple:
     """``n`` deterministic examples of a hypothesis strategy (cached per process).
 
     Derandomized and database-free, so a re-grade sees exactly the same inputs.
     """
-    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import given
 
     out: list = []
 
-    @settings(max_examples=n, derandomize=True, database=None, deadline=None,
-              phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+    @_hypothesis_settings(n, ("explicit", "generate"))
     @given(strategy_factory())
     def collect(example):
         if len(out) < n:
@@ -106,11 +162,22 @@ def draw(strategy_factory: Callable[[], Any], n: int) -> tuple:
 # Running checks
 # --------------------------------------------------------------------------------------------
 class CheckFailed(Exception):
-    """A check did not pass; the message is shown to the student."""
+    """A check did not pass; the message is shown to the student.
+
+    ``input``, ``expected`` and ``obtained`` (short texts) are kept apart for the record.
+    """
+
+    def __init__(self, message: str, *, input: str = "", expected: str = "", obtained: str = "") -> None:  # noqa: A002
+        super().__init__(message)
+        self.input, self.expected, self.obtained = input, expected, obtained
 
 
 class Caller(Protocol):
+    upstream: dict[str, tuple[str, Callable[..., Any]]]  # dependent -> (upstream name, trusted implementation)
+
     def call(self, fn: str, *args: Any, **kwargs: Any) -> Outcome: ...
+
+    def status(self, fn: str) -> str: ...
 
 
 @dataclass
@@ -124,7 +191,8 @@ class CallRecord:
 def reference_outcome(func: Callable[..., Any], args: tuple, kwargs: dict) -> Outcome:
     """Call trusted code on private copies of the arguments and wrap the result as an Outcome."""
     try:
-        value = func(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+        with np.errstate(all="ignore"):
+            value = func(*copy.deepcopy(args), **copy.deepcopy(kwargs))
     except Exception as exc:  # noqa: BLE001 (reference or catalogued variant raising is an outcome)
         return Outcome("raised", error=type(exc).__name__, message=str(exc))
     return Outcome("value", value=value)
@@ -135,7 +203,7 @@ class Grader:
     """What a check function receives: the student's functions, the reference, and helpers."""
 
     student: Caller
-    reference: dict[str, Callable[..., Any]]
+    reference: Mapping[str, Callable[..., Any]]
     log: list[CallRecord] = field(default_factory=list)
 
     # -- calling -----------------------------------------------------------------------------
@@ -148,50 +216,135 @@ class Grader:
         self.log.append(CallRecord(fn, args, kwargs, outcome))
         return outcome
 
-    def call(self, fn: str, *args: Any, public: bool = False, **kwargs: Any) -> Any:
-        """The student's result, or CheckFailed saying what went wrong."""
+    def call(self, fn: str, *args: Any, **kwargs: Any) -> Any:
+        """The student's result, or CheckFailed saying what went wrong and on which input."""
         outcome = self.outcome(fn, *args, **kwargs)
         if not outcome.ok:
-            raise CheckFailed(describe_failure(fn, outcome, args if public else None, kwargs))
+            raise CheckFailed(describe_failure(fn, outcome, args, kwargs), input=show_call(fn, args, kwargs),
+                              obtained=_obtained(outcome))
         return outcome.value
 
     # -- comparing ---------------------------------------------------------------------------
-    def expect(self, fn: str, *args: Any, public: bool = False, rtol: float = 1e-6, atol: float = 1e-8,
+    def expect(self, fn: str, *args: Any, rtol: float = 1e-6, atol: float = 1e-8,
                what: str | None = None, **kwargs: Any) -> Any:
         """The student's ``fn(*args)`` must behave like the reference: same value or same exception."""
         expected = reference_outcome(self.reference[fn], args, kwargs)
         if expected.kind == "raised":
-            self.expect_raises(fn, expected.error, *args, public=public, **kwargs)
+            self.expect_raises(fn, expected.error, *args, **kwargs)
             return None
-        actual = self.call(fn, *args, public=public, **kwargs)
-        assert_close(actual, expected.value, what=what or f"keluaran `{fn}`", rtol=rtol, atol=atol,
-                     inputs=_show_inputs(args, kwargs) if public else None)
-        return actual
-
-    def expect_raises(self, fn: str, error: str, *args: Any, public: bool = False, **kwargs: Any) -> None:
+        shown = show_call(fn, args, kwargs)
         outcome = self.outcome(fn, *args, **kwargs)
-        where = f" untuk input {_show_inputs(args, kwargs)}" if public else ""
+        if not outcome.ok:
+            raise CheckFailed(describe_failure(fn, outcome, args, kwargs), input=shown,
+                              expected=brief(expected.value), obtained=_obtained(outcome))
+        assert_close(outcome.value, expected.value, what=what or f"keluaran `{fn}`", rtol=rtol, atol=atol,
+                     inputs=shown)
+        return outcome.value
+
+    def expect_raises(self, fn: str, error: str, *args: Any, **kwargs: Any) -> None:
+        outcome = self.outcome(fn, *args, **kwargs)
+        shown = show_call(fn, args, kwargs)
         if outcome.kind == "raised" and outcome.error == error:
             return
         if outcome.kind == "raised" and outcome.error != "NotImplementedError":
-            raise CheckFailed(f"`{fn}` seharusnya melempar {error}{where}, tetapi melempar {untrusted(outcome.error)}.")
+            raise CheckFailed(f"`{fn}` seharusnya melempar {error} untuk input {shown}, tetapi melempar "
+                              f"{untrusted(outcome.error)}.", input=shown, expected=error,
+                              obtained=untrusted(outcome.error))
         if outcome.kind == "value":
-            raise CheckFailed(f"`{fn}` seharusnya melempar {error}{where}, tetapi malah mengembalikan nilai.")
-        raise CheckFailed(describe_failure(fn, outcome, args if public else None, kwargs))
+            raise CheckFailed(f"`{fn}` seharusnya melempar {error} untuk input {shown}, tetapi mengembalikan "
+                              f"{brief(outcome.value)}.", input=shown, expected=error,
+                              obtained=brief(outcome.value))
+        raise CheckFailed(describe_failure(fn, outcome, args, kwargs), input=shown, expected=error,
+                          obtained=_obtained(outcome))
+
+    # -- generated inputs ----------------------------------------------------------------------
+    def for_all(self, strategy_factory: Callable[[], Any], n: int, body: Callable[[Any], None]) -> None:
+        """Run ``body`` on ``n`` generated examples; on failure report the smallest failing input.
+
+        The smallest failing example among those drawn is shrunk further with hypothesis (bounded
+        in time and examples, deterministic), and the failure on it is what the student sees.
+        """
+        failing = []
+        for example in draw(strategy_factory, n):
+            try:
+                body(example)
+            except CheckFailed:
+                failing.append(example)
+        if not failing:
+            return
+        smallest = min(failing, key=_size)
+        shrunk = _shrink(strategy_factory, body, budget=SHRINK_EVALUATIONS)
+        if shrunk is not None and _size(shrunk) < _size(smallest):
+            smallest = shrunk
+        body(smallest)  # raises CheckFailed with the message for that input
+        raise CheckFailed("Hasil tidak konsisten: pemanggilan yang sama memberi hasil berbeda.")
 
 
-def _show_inputs(args: tuple, kwargs: dict) -> str:
-    parts = [_short_repr(a) for a in args] + [f"{k}={_short_repr(v)}" for k, v in kwargs.items()]
-    return "(" + ", ".join(parts) + ")"
+def _size(example: Any) -> int:
+    try:
+        return len(json.dumps(example, default=lambda v: np.asarray(v).tolist()))
+    except (TypeError, ValueError):
+        return len(repr(example))
 
 
-def _short_repr(value: Any) -> str:
-    if isinstance(value, np.ndarray):
+def _shrink(strategy_factory: Callable[[], Any], body: Callable[[Any], None], budget: int) -> Any | None:
+    """A small failing example found by hypothesis (``None`` when none is found in the budget)."""
+    from hypothesis import find
+    from hypothesis.errors import HypothesisException, NoSuchExample
+
+    seen: dict[str, bool] = {}
+
+    def fails(example: Any) -> bool:
+        key = repr(example)
+        if key not in seen:
+            if len(seen) >= budget:
+                return False
+            try:
+                body(example)
+                seen[key] = False
+            except CheckFailed:
+                seen[key] = True
+        return seen[key]
+
+    try:
+        return find(strategy_factory(), fails, settings=_hypothesis_settings(budget, ("generate", "shrink")))
+    except (NoSuchExample, HypothesisException):
+        return None
+
+
+def show_call(fn: str, args: tuple, kwargs: dict) -> str:
+    """``fn(arg, ..., key=value)`` with arrays shown compactly (bounded length)."""
+    parts = [brief(a) for a in args] + [f"{k}={brief(v)}" for k, v in kwargs.items()]
+    return f"{fn}(" + ", ".join(parts) + ")"
+
+
+def brief(value: Any) -> str:
+    """A value as one short line (arrays rounded and elided), for feedback messages.
+
+    Only plain values are formatted; anything else is named by its type (never its own ``repr``).
+    """
+    if type(value) is np.ndarray and value.dtype.kind in "biuf":
         text = np.array2string(value, precision=4, suppress_small=True, separator=", ", threshold=40)
+        if value.size == 0:
+            text = f"array berbentuk {value.shape}"
+    elif type(value) in (tuple, list) and len(value) <= 20:
+        inner = ", ".join(brief(v) for v in value)
+        text = f"({inner}{',' if len(value) == 1 else ''})" if type(value) is tuple else f"[{inner}]"
+    elif type(value) is float or isinstance(value, np.floating):
+        text = f"{float(value):.6g}"
+    elif type(value) in (int, bool) or value is None or isinstance(value, np.integer):
+        text = repr(value.item() if isinstance(value, np.generic) else value)
     else:
-        text = repr(value)
+        text = f"<{type(value).__name__}>"
     text = " ".join(text.split())
     return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _obtained(outcome: Outcome) -> str:
+    if outcome.kind == "raised":
+        return untrusted(outcome.error)
+    return {"timeout": "batas waktu terlampaui", "crashed": "proses berhenti",
+            "missing": "fungsi tidak ada", "invalid": "bukan nilai numerik"}.get(outcome.kind, outcome.kind)
 
 
 def untrusted(text: str) -> str:
@@ -202,7 +355,7 @@ def untrusted(text: str) -> str:
 
 def describe_failure(fn: str, outcome: Outcome, args: tuple | None = None, kwargs: dict | None = None) -> str:
     """Indonesian sentence for a call that did not return a usable value."""
-    where = f" untuk input {_show_inputs(args, kwargs or {})}" if args is not None else ""
+    where = f" untuk input {show_call(fn, args, kwargs or {})}" if args is not None else ""
     if outcome.kind == "raised":
         if outcome.error == "NotImplementedError":
             return f"`{fn}` belum diimplementasikan (masih `raise NotImplementedError()`)."
@@ -226,32 +379,35 @@ def assert_close(actual: Any, expected: Any, what: str, rtol: float = 1e-6, atol
                  inputs: str | None = None) -> None:
     """Compare a student's value with the expected one: type, shape, finiteness, then values.
 
-    ``inputs`` (only for public-style cases) adds the input and the expected value to the message.
+    ``inputs`` (the call, as :func:`show_call` writes it) is named in every message.
     """
     where = f" untuk input {inputs}" if inputs else ""
+
+    def fail(message: str) -> CheckFailed:
+        return CheckFailed(message, input=inputs or "", expected=brief(expected), obtained=brief(actual))
+
     if isinstance(expected, tuple):
         if not isinstance(actual, tuple) or len(actual) != len(expected):
-            raise CheckFailed(f"{what} harus berupa tuple berisi {len(expected)} nilai{where}, "
-                              f"tetapi didapat {_kind(actual)}.")
+            raise fail(f"{what} harus berupa tuple berisi {len(expected)} nilai{where}, "
+                       f"tetapi didapat {_kind(actual)}.")
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
             assert_close(a, e, f"{what} (elemen ke-{i})", rtol, atol, inputs)
         return
     expected_arr = np.asarray(expected, dtype=np.float64)
     if isinstance(expected, np.ndarray):
         if not isinstance(actual, np.ndarray):
-            raise CheckFailed(f"{what} harus berupa np.ndarray{where}, tetapi didapat {_kind(actual)}.")
+            raise fail(f"{what} harus berupa np.ndarray{where}, tetapi didapat {_kind(actual)}.")
     elif not _is_real_scalar(actual):
-        raise CheckFailed(f"{what} harus berupa satu bilangan{where}, tetapi didapat {_kind(actual)}.")
+        raise fail(f"{what} harus berupa satu bilangan{where}, tetapi didapat {_kind(actual)}.")
     actual_arr = np.asarray(actual)
     if actual_arr.shape != expected_arr.shape:
-        raise CheckFailed(f"Bentuk {what} salah{where}: diharapkan {expected_arr.shape}, "
-                          f"didapat {actual_arr.shape}.")
+        raise fail(f"Bentuk {what} salah{where}: diharapkan {expected_arr.shape}, didapat {actual_arr.shape}.")
     if actual_arr.dtype.kind not in "biuf":
-        raise CheckFailed(f"{what} harus berisi bilangan, bukan dtype {actual_arr.dtype}.")
+        raise fail(f"{what} harus berisi bilangan{where}, bukan dtype {actual_arr.dtype}.")
     actual_arr = actual_arr.astype(np.float64)
     if not np.all(np.isfinite(actual_arr)) and np.all(np.isfinite(expected_arr)):
-        raise CheckFailed(f"{what} mengandung NaN atau tak hingga{where}"
-                          " — periksa pembagian dengan nol atau overflow (misalnya exp dari bilangan besar).")
+        raise fail(f"{what} mengandung NaN atau tak hingga{where}"
+                   " — periksa pembagian dengan nol atau overflow (misalnya exp dari bilangan besar).")
     close = np.isclose(actual_arr, expected_arr, rtol=rtol, atol=atol)
     if close.all():
         return
@@ -260,19 +416,20 @@ def assert_close(actual: Any, expected: Any, what: str, rtol: float = 1e-6, atol
     message = (f"Nilai {what} salah{where}: {int((~close).sum())} dari {close.size} elemen berbeda "
                f"(selisih terbesar {float(diff.max()):.4g}")
     message += f" pada indeks {tuple(int(i) for i in worst)})." if worst else ")."
-    if inputs:
-        message += f" Diharapkan {_short_repr(expected_arr)}, didapat {_short_repr(actual_arr)}."
-    raise CheckFailed(message)
+    message += f" Diharapkan {brief(expected_arr)}, didapat {brief(actual_arr)}."
+    raise fail(message)
 
 
 def require_shape(value: Any, shape: tuple, what: str) -> np.ndarray:
     """``value`` as a float array of exactly ``shape`` (for property checks that compute with it)."""
     if not isinstance(value, np.ndarray):
-        raise CheckFailed(f"{what} harus berupa np.ndarray, tetapi didapat {_kind(value)}.")
+        raise CheckFailed(f"{what} harus berupa np.ndarray, tetapi didapat {_kind(value)}.",
+                          obtained=_kind(value), expected=f"np.ndarray berbentuk {tuple(shape)}")
     if value.shape != tuple(shape):
-        raise CheckFailed(f"Bentuk {what} salah: diharapkan {tuple(shape)}, didapat {value.shape}.")
+        raise CheckFailed(f"Bentuk {what} salah: diharapkan {tuple(shape)}, didapat {value.shape}.",
+                          obtained=str(value.shape), expected=str(tuple(shape)))
     if value.dtype.kind not in "biuf":
-        raise CheckFailed(f"{what} harus berisi bilangan, bukan dtype {value.dtype}.")
+        raise CheckFailed(f"{what} harus berisi bilangan, bukan dtype {value.dtype}.", obtained=str(value.dtype))
     return value.astype(np.float64)
 
 
@@ -290,6 +447,14 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
+def _close(a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-8) -> bool:
+    try:
+        assert_close(a, b, "nilai", rtol=rtol, atol=atol)
+    except CheckFailed:
+        return False
+    return True
+
+
 # --------------------------------------------------------------------------------------------
 # Misconception diagnosis
 # --------------------------------------------------------------------------------------------
@@ -300,36 +465,39 @@ def same_outcome(a: Outcome, b: Outcome, rtol: float = 1e-6, atol: float = 1e-8)
         return a.error == b.error
     if a.kind != "value":
         return False
-    try:
-        assert_close(a.value, b.value, "nilai", rtol=rtol, atol=atol)
-    except CheckFailed:
-        return False
-    return True
+    return _close(a.value, b.value, rtol=rtol, atol=atol)
 
 
 def diagnose(log: Iterable[CallRecord], candidates: Iterable[Misconception],
-             reference: dict[str, Callable[..., Any]]) -> list[Misconception]:
-    """Misconceptions whose wrong implementation explains every call that tells it from the reference.
+             reference: Mapping[str, Callable[..., Any]]) -> list[Misconception]:
+    """Misconceptions whose wrong implementation explains how the student's function differs.
 
-    A call *tells them apart* when the reference and the wrong variant behave differently on it;
-    a misconception is diagnosed when there is at least one such call and on each of them the
-    student's function behaved like the variant.
+    A call *tells* a misconception apart when its wrong implementation and the reference behave
+    differently on it. A misconception is diagnosed when on every telling call the student's
+    function behaved like the wrong implementation — or like the reference where the reference
+    raised an error, because the student kept a check (a ``ValueError``, a block-size test) that
+    the bare wrong implementation lacks — and did so like the wrong implementation at least once.
+    Calls that do not tell it apart are not held against it (another, unrelated slip elsewhere).
+    So a misconception inside otherwise careful code is recognised, code that is right where the
+    misconception would give other values is not blamed for it, and correct code is never diagnosed.
     """
-    log = list(log)
-    found = []
+    records = [rec for rec in log if rec.outcome.kind in ("value", "raised")]
+    expected = [reference_outcome(reference[rec.fn], rec.args, rec.kwargs) for rec in records]
+    found: list[Misconception] = []
     for m in candidates:
-        telling = 0
-        for rec in log:
-            if rec.fn != m.function or rec.outcome.kind not in ("value", "raised"):
+        explained = 0
+        for rec, ref in zip(records, expected, strict=True):
+            if rec.fn != m.function:
                 continue
             variant = reference_outcome(m.implementation, rec.args, rec.kwargs)
-            if same_outcome(variant, reference_outcome(reference[m.function], rec.args, rec.kwargs)):
-                continue
-            telling += 1
-            if not same_outcome(rec.outcome, variant):
-                break
+            if same_outcome(variant, ref):
+                continue  # this call does not tell the misconception apart
+            if same_outcome(rec.outcome, variant):
+                explained += 1
+            elif not (ref.kind == "raised" and same_outcome(rec.outcome, ref)):
+                break  # right (or otherwise wrong) where the misconception gives another value
         else:
-            if telling:
+            if explained and m.id not in {f.id for f in found}:
                 found.append(m)
     return found
 
@@ -338,11 +506,14 @@ class InProcessCaller:
     """Calls trusted functions directly, with the same encode/decode round trip as the sandbox.
 
     For the graders' own self-validation (reference, catalogued misconceptions, alternative
-    correct implementations); student code always goes through ``student.StudentProcess``.
+    correct implementations); student code always goes through ``student.StudentProcess``. Like
+    the sandboxed worker, it answers a dependent function's calls to its upstream name with the
+    trusted upstream while the dependent runs (``upstream``).
     """
 
-    def __init__(self, functions: dict[str, Callable[..., Any]]) -> None:
+    def __init__(self, functions: Mapping[str, Callable[..., Any]]) -> None:
         self.functions = functions
+        self.upstream: dict[str, tuple[str, Callable[..., Any]]] = {}
 
     def status(self, fn: str) -> str:
         return "ok" if callable(self.functions.get(fn)) else "missing"
@@ -354,10 +525,26 @@ class InProcessCaller:
             return Outcome("missing", message="missing")
         args = codec.decode_untrusted(codec.encode(list(args)))
         kwargs = {k: codec.decode_untrusted(codec.encode(v)) for k, v in kwargs.items()}
-        outcome = reference_outcome(self.functions[fn], tuple(args), kwargs)
+        func = self.functions[fn]
+        names = getattr(func, "__globals__", {})
+        upstream = self.upstream.get(fn)
+        saved = names.get(upstream[0], _ABSENT) if upstream else _ABSENT
+        if upstream:
+            names[upstream[0]] = upstream[1]
+        try:
+            outcome = reference_outcome(func, tuple(args), kwargs)
+        finally:
+            if upstream:
+                if saved is _ABSENT:
+                    names.pop(upstream[0], None)
+                else:
+                    names[upstream[0]] = saved
         if outcome.kind != "value":
             return outcome
         try:
             return Outcome("value", value=codec.decode_untrusted(codec.encode(outcome.value)))
         except (TypeError, codec.DecodeError) as exc:
             return Outcome("invalid", message=str(exc))
+
+
+_ABSENT = object()

@@ -18,12 +18,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .checks import Check, CheckFailed, Grader, Misconception, diagnose
+from .checks import Check, CheckFailed, Composition, Grader, Misconception, diagnose, show_call
 from .notebook import test_cell_ids, worker_cells
 from .sandbox import Sandbox
 from .student import StudentProcess
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2  # 2: checks carry their contract clause and the failing input
 
 # Things an honest solution to these exercises never needs; found in a submission they become
 # "suspected-tampering" notes for the instructor (they never change a score: the sandbox and the
@@ -61,9 +61,16 @@ def suspicious_code(cells: list[str]) -> list[str]:
 @dataclass
 class GraderSuite:
     checks: dict[str, list[Check]]  # function -> its checks, in declaration order
-    misconceptions: dict[str, list[Misconception]]  # function -> catalogue entries
+    misconceptions: dict[str, list[Misconception]]  # function -> catalogue entries (with carried-over ones)
     notebooks: dict[str, list[str]]  # notebook id -> graded functions, in order
     path: Path
+    compositions: dict[str, Composition] = field(default_factory=dict)  # function -> how it builds on another
+    domains: dict[str, Any] = field(default_factory=dict)  # function -> contract domain (graders/contracts.py)
+    package: str = ""  # the name graders/ is imported under
+
+    def module(self, name: str) -> Any:
+        """A module of the grader package, e.g. ``suite.module("strategies")``."""
+        return importlib.import_module(f"{self.package}.{name}")
 
     def functions_for(self, notebook_id: str, nb: Any | None = None) -> list[str]:
         """Graded functions of a notebook; by its test cells when the file name is unknown."""
@@ -99,11 +106,18 @@ def load_suite(graders_dir: Path) -> GraderSuite:
     checks: dict[str, list[Check]] = {}
     misconceptions: dict[str, list[Misconception]] = {}
     notebooks: dict[str, list[str]] = {}
-    for path in sorted(graders_dir.glob("checks_*.py")) + [graders_dir / "misconceptions.py"]:
+    compositions: dict[str, Composition] = {}
+    domains: dict[str, Any] = {}
+    modules = sorted(graders_dir.glob("checks_*.py")) + [graders_dir / "misconceptions.py", graders_dir / "contracts.py"]
+    for path in modules:
         if not path.exists():
             continue
         module = importlib.import_module(f"{pkg_name}.{path.stem}")
+        domains.update(getattr(module, "DOMAINS", {}))
         for obj in vars(module).values():
+            if isinstance(getattr(obj, "__pe_composition__", None), Composition):
+                comp = obj.__pe_composition__
+                compositions[comp.function] = comp
             if isinstance(getattr(obj, "__pe_check__", None), Check):
                 c = obj.__pe_check__
                 checks.setdefault(c.function, []).append(c)
@@ -115,7 +129,10 @@ def load_suite(graders_dir: Path) -> GraderSuite:
                 misconceptions.setdefault(m.function, []).append(m)
     for found in checks.values():
         found.sort(key=lambda c: c.run.__code__.co_firstlineno)
-    suite = GraderSuite(checks, misconceptions, notebooks, graders_dir)
+    for comp in compositions.values():  # a misconception carried into the functions built on it
+        carried = [comp.carry(m) for m in misconceptions.get(comp.upstream, []) if m.carried_from is None]
+        misconceptions.setdefault(comp.function, []).extend(carried)
+    suite = GraderSuite(checks, misconceptions, notebooks, graders_dir, compositions, domains, pkg_name)
     _SUITES[str(graders_dir)] = suite
     return suite
 
@@ -131,6 +148,11 @@ class CheckResult:
     points: float  # earned
     max_points: float
     message: str = ""
+    clause: str = ""  # contract clause id of the function ("K2")
+    clause_text: str = ""  # that clause as the notebook states it
+    input: str = ""  # the (smallest) failing call, e.g. "one_hot([], 4)"
+    expected: str = ""
+    obtained: str = ""
 
 
 @dataclass
@@ -155,6 +177,9 @@ class CellResult:
             if not c.passed and c.message:
                 line += f": {c.message}"
             lines.append(line)
+            if not c.passed and c.clause:
+                clause = f"Ketentuan {c.clause}" + (f": {c.clause_text}" if c.clause_text else "")
+                lines.append(f"  - {clause}")
         for m in self.misconceptions:
             lines += ["", f"💡 **Kemungkinan miskonsepsi `{m['id']}`:** {m['hint']}"]
         return "\n".join(lines)
@@ -255,30 +280,39 @@ def _grade_function(fn: str, suite: GraderSuite, reference: dict[str, Any], stud
                     deadline: float) -> CellResult:
     cell = CellResult(f"test_{fn}", fn, 0.0, suite.max_score(fn), "ok")
     grader = Grader(student, reference)
+    comp = suite.compositions.get(fn)
+    if comp is not None:  # one mistake, one cell: graded with a correct upstream function
+        student.upstream[fn] = (comp.upstream, reference[comp.upstream])
+    clauses = getattr(reference, "contracts", {}).get(fn, {})
     if student.status(fn) in ("missing", "not-callable"):
         cell.status = "missing-function"
     internal_error = False
     for chk in suite.checks[fn]:
+        result = CheckResult(chk.name, chk.title, False, 0.0, chk.points, clause=chk.clause,
+                             clause_text=clauses.get(chk.clause, ""))
+        cell.checks.append(result)
         if cell.status == "missing-function":
-            message = (f"Fungsi `{fn}` tidak ditemukan di notebook." if student.status(fn) == "missing"
-                       else f"`{fn}` ada di notebook, tetapi bukan fungsi.")
-            cell.checks.append(CheckResult(chk.name, chk.title, False, 0.0, chk.points, message))
+            result.message = (f"Fungsi `{fn}` tidak ditemukan di notebook." if student.status(fn) == "missing"
+                              else f"`{fn}` ada di notebook, tetapi bukan fungsi.")
             continue
         if time.monotonic() > deadline:
-            cell.checks.append(CheckResult(chk.name, chk.title, False, 0.0, chk.points,
-                                           "Waktu penilaian untuk notebook ini habis."))
+            result.message = "Waktu penilaian untuk notebook ini habis."
             continue
         try:
             chk.run(grader)
         except CheckFailed as exc:
-            cell.checks.append(CheckResult(chk.name, chk.title, False, 0.0, chk.points, str(exc)))
+            result.message = str(exc)
+            result.input, result.expected, result.obtained = exc.input, exc.expected, exc.obtained
+            if not result.input and grader.log:  # a property check: the call it just made is the input
+                last = grader.log[-1]
+                result.input = show_call(last.fn, last.args, last.kwargs)
+                result.message += f" (input: {result.input})"
         except Exception:  # noqa: BLE001 (a grader bug must never award points)
             internal_error = True
             detail = traceback.format_exc(limit=3).strip().splitlines()[-1]
-            cell.checks.append(CheckResult(chk.name, chk.title, False, 0.0, chk.points,
-                                           f"Kesalahan internal penilai ({detail}); hubungi pengajar."))
+            result.message = f"Kesalahan internal penilai ({detail}); hubungi pengajar."
         else:
-            cell.checks.append(CheckResult(chk.name, chk.title, True, chk.points, chk.points))
+            result.passed, result.points = True, chk.points
     cell.score = round(sum(c.points for c in cell.checks), 6)
     kinds = {rec.outcome.kind for rec in grader.log if rec.fn == fn}
     if cell.status == "ok":

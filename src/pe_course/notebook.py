@@ -13,6 +13,7 @@ from typing import Any
 
 import nbformat
 
+from .contracts import parse_contracts
 from .worker import transform_cell
 
 HIDDEN_MARKER = "### BEGIN HIDDEN TESTS"
@@ -69,12 +70,21 @@ def source_notebooks(source_dir: Path) -> list[Path]:
     return sorted(Path(source_dir).glob("*.ipynb"))
 
 
+class Reference(dict):
+    """The reference functions by name, plus each graded function's contract as the notebooks state it
+    (``contracts[function][clause id] = text``, see :mod:`pe_course.contracts`)."""
+
+    contracts: dict[str, dict[str, str]]
+
+
 @functools.lru_cache(maxsize=8)
-def _load_reference_cached(source_dir: str, stamp: tuple) -> dict[str, Any]:
+def _load_reference_cached(source_dir: str, stamp: tuple) -> Reference:
     os.environ.setdefault("MPLBACKEND", "Agg")
-    functions: dict[str, Any] = {}
+    functions = Reference()
+    functions.contracts = {}
     for path in source_notebooks(Path(source_dir)):
         nb = nbformat.read(path, as_version=4)
+        functions.contracts.update(parse_contracts(nb))
         namespace: dict[str, Any] = {"__name__": f"reference_{path.stem}"}
         for source in worker_cells(nb):
             code = transform_cell(strip_solution_markers(source))
@@ -86,7 +96,7 @@ def _load_reference_cached(source_dir: str, stamp: tuple) -> dict[str, Any]:
     return functions
 
 
-def load_reference(source_dir: Path) -> dict[str, Any]:
+def load_reference(source_dir: Path) -> Reference:
     """Functions defined by the source notebooks' setup and solution cells, by name."""
     paths = source_notebooks(Path(source_dir))
     if not paths:

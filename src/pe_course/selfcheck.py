@@ -2,7 +2,10 @@
 
 - the reference solutions (source notebooks, markers stripped) score 100% through the sandbox;
 - the released stubs score 0 on every test cell without crashing anything;
-- every catalogued misconception loses points on its cell and is diagnosed.
+- every catalogued misconception (carried-over ones included) loses points on its cell and is
+  diagnosed with exactly its id;
+- every alternative correct implementation (``graders/alternatives.py``) scores full marks with no
+  diagnosis, and every misconception inside otherwise careful code there is diagnosed.
 """
 
 from __future__ import annotations
@@ -62,15 +65,34 @@ def run_selfcheck(course: Course, sandbox: Sandbox | None = None, release_dir: P
                 report.problems.append(f"released stubs of {nb_id} score {stub.score:g}, expected 0")
         else:
             report.problems.append(f"no released notebook {stub_path}")
-    for function, entries in sorted(suite.misconceptions.items()):
-        for m in entries:
-            caller = InProcessCaller({**reference, function: m.implementation})
-            cell = _grade_function(function, suite, reference, caller, deadline=float("inf"))
+    wrong = [(f, m.implementation, m.id, "misconception" + (f" (from {m.carried_from})" if m.carried_from else ""))
+             for f, entries in sorted(suite.misconceptions.items()) for m in entries]
+    try:
+        students = suite.module("alternatives")
+    except ModuleNotFoundError:
+        students = None
+    wrong += [(f, impl, mid, "careful code + misconception") for f, impl, mid in getattr(students, "COMPOUND", [])]
+    for function, implementation, mid, what in wrong:
+        cell = _grade_in_process(suite, reference, function, implementation)
+        ids = [d["id"] for d in cell.misconceptions]
+        report.rows.append((what, f"{function}/{mid}",
+                            f"{cell.score:g}/{cell.max_score:g}, diagnosed: {', '.join(ids) or '-'}"))
+        if cell.score >= cell.max_score:
+            report.problems.append(f"{what} {function}/{mid} scores full marks")
+        if ids != [mid]:
+            report.problems.append(f"{what} {function}/{mid} is diagnosed as {ids or 'nothing'}")
+    for function, implementations in sorted(getattr(students, "ALTERNATIVES", {}).items()):
+        for implementation in implementations:
+            cell = _grade_in_process(suite, reference, function, implementation)
             ids = [d["id"] for d in cell.misconceptions]
-            report.rows.append(("misconception", f"{function}/{m.id}",
-                                f"{cell.score:g}/{cell.max_score:g}, diagnosed: {', '.join(ids) or '-'}"))
-            if cell.score >= cell.max_score:
-                report.problems.append(f"misconception {function}/{m.id} scores full marks")
-            if m.id not in ids:
-                report.problems.append(f"misconception {function}/{m.id} is not diagnosed")
+            report.rows.append(("alternative correct", f"{function}/{implementation.__name__}",
+                                f"{cell.score:g}/{cell.max_score:g}"))
+            if cell.score != cell.max_score or ids:
+                report.problems.append(f"correct {function}/{implementation.__name__} scores "
+                                       f"{cell.score:g}/{cell.max_score:g}, diagnosed {ids or 'nothing'}")
     return report
+
+
+def _grade_in_process(suite, reference, function, implementation):
+    caller = InProcessCaller({**reference, function: implementation})
+    return _grade_function(function, suite, reference, caller, deadline=float("inf"))

@@ -88,6 +88,45 @@ def _error_info(exc: BaseException) -> dict:
     return {"error": type(exc).__name__, "message": _short(exc), "line": line}
 
 
+_ABSENT = object()
+
+
+def _upstream_proxy(name: str, window: dict, send, proto_in, codec):
+    """Stands in for the student's ``name`` while a function built on it is graded.
+
+    One mistake, one cell: ``rope_scores`` is graded with a correct ``apply_rope`` under the same
+    name. The grader computes it (the reference code never enters the sandbox: only the values for
+    the arguments asked come back) and answers only while the call it was made for is running.
+    """
+
+    def upstream(*args, **kwargs):
+        if not window["open"]:
+            raise RuntimeError(f"{name} hanya tersedia selama pemanggilan yang dinilai")
+        send({"event": "upstream", "args": codec.encode(list(args)),
+              "kwargs": {k: codec.encode(v) for k, v in kwargs.items()}})
+        reply = codec.loads_untrusted(proto_in.readline())
+        if not isinstance(reply, dict) or reply.get("op") != "upstream":
+            raise RuntimeError("protokol")
+        if reply.get("ok") is True:
+            return codec.decode_untrusted(reply.get("value"))
+        error = getattr(builtins, str(reply.get("error")), None)
+        if not (isinstance(error, type) and issubclass(error, Exception)):
+            error = RuntimeError
+        raise error(str(reply.get("message", "")))
+
+    upstream.__name__ = upstream.__qualname__ = name
+    return upstream
+
+
+def _restore_name(namespace: dict, name, saved) -> None:
+    if not isinstance(name, str):
+        return
+    if saved is _ABSENT:
+        namespace.pop(name, None)
+    else:
+        namespace[name] = saved
+
+
 def main() -> None:
     import codec  # noqa: PLC0415  (next to this file inside the sandbox)
 
@@ -143,14 +182,24 @@ def main() -> None:
             send({"event": "loaded", "functions": functions, "errors": errors})
         elif op == "call":
             reply = {"event": "result", "id": request["id"]}
+            upstream = request.get("upstream")
+            saved = namespace.get(upstream, _ABSENT) if isinstance(upstream, str) else _ABSENT
+            window = {"open": False}
             try:
                 args = decode(request["args"])
                 kwargs = {k: decode(v) for k, v in request["kwargs"].items()}
+                if isinstance(upstream, str):
+                    window["open"] = True
+                    namespace[upstream] = _upstream_proxy(upstream, window, send, proto_in, codec)
                 result = namespace[request["fn"]](*args, **kwargs)
             except BaseException as exc:  # noqa: BLE001
+                window["open"] = False
+                _restore_name(namespace, upstream, saved)
                 restore_builtins()
                 reply.update(ok=False, **_error_info(exc))
             else:
+                window["open"] = False
+                _restore_name(namespace, upstream, saved)
                 restore_builtins()
                 try:
                     reply.update(ok=True, value=encode(result))

@@ -1,7 +1,12 @@
-"""Genuinely different correct implementations of every graded function.
+"""Students' code the graders must judge right: the graders' self-validation (``pe-course build``).
 
-The graders must give each of them full marks (tests/test_self_validation.py): loops, einsum,
-one-hot matrix products, complex numbers, exp/log and rotation-matrix formulations.
+- ``ALTERNATIVES``: genuinely different correct implementations of every graded function, differing
+  only where the contract leaves a choice open: loops or vectorised, einsum, one-hot products,
+  complex numbers (the LLaMA-style RoPE), exp/log, rotation matrices, list or array handling, the
+  dtype of the result. Each must score full marks with no misconception diagnosed.
+- ``COMPOUND``: one catalogued misconception inside otherwise careful code (a kept ``ValueError``,
+  a kept block-size check, a misconception carried into a function built on another). Each must
+  lose points and be diagnosed with exactly that misconception.
 """
 
 from __future__ import annotations
@@ -179,11 +184,114 @@ def att_logsumexp(x):
     lse = m + np.log(np.exp(s - m).sum(axis=-1, keepdims=True))
     return np.exp(s - lse) @ x
 
+def one_hot_int(ids, vocab_size):
+    """Integer 0/1 entries: the contract asks for values, not a dtype."""
+    return np.eye(vocab_size, dtype=np.int64)[np.asarray(ids, dtype=np.int64)]
+
+def embed_take(ids, tok_table, pos_table):
+    """np.take on a list of ids; keeps the tables' dtype (int tables give an int result)."""
+    ids = [int(i) for i in ids]
+    if len(ids) > len(pos_table):
+        raise ValueError("panjang melebihi block_size")
+    return np.take(tok_table, ids, axis=0) + np.asarray(pos_table)[: len(ids)]
+
+def rope_llama(x, positions=None, base=10000.0):
+    """LLaMA's formulation: view each pair (x[2i], x[2i+1]) as one complex number, times e^{i m theta_i}."""
+    x = np.asarray(x, dtype=float)
+    t, d = x.shape
+    if d % 2:
+        raise ValueError("odd")
+    pos = np.arange(t, dtype=float) if positions is None else np.asarray(positions, dtype=float)
+    freqs_cis = np.exp(1j * np.outer(pos, 1.0 / base ** (np.arange(0, d, 2) / d)))
+    x_complex = x.reshape(t, d // 2, 2) @ np.array([1.0, 1j])
+    rotated = x_complex * freqs_cis
+    return np.stack([rotated.real, rotated.imag], axis=-1).reshape(t, d)
+
+def scores_complex(q, k, base=10000.0):
+    """Re(q_m conj(k_n)) summed over pairs, with both sides rotated in the complex plane."""
+    def as_complex(x):
+        x = rope_llama(x, base=base)
+        return x[:, 0::2] + 1j * x[:, 1::2]
+    return np.real(as_complex(q) @ np.conj(as_complex(k)).T)
+
 ALTERNATIVES = {
-        "embed": [embed_onehot_matmul, embed_loop], "one_hot": [one_hot_eye, one_hot_loop],
+        "embed": [embed_onehot_matmul, embed_take, embed_loop], "one_hot": [one_hot_eye, one_hot_int, one_hot_loop],
         "embed_backward": [backward_onehot, backward_loop],
         "frequencies": [freq_loop, freq_exp], "positional_encoding": [pe_loop, pe_complex],
         "rotation_matrix": [rot_loop, rot_complex], "shift_encoding": [shift_matrix, shift_complex],
-        "apply_rope": [rope_loop, rope_complex], "rope_scores": [scores_einsum, scores_loop],
+        "apply_rope": [rope_loop, rope_llama, rope_complex], "rope_scores": [scores_complex, scores_einsum, scores_loop],
         "position_similarity": [sim_loop, sim_normalize], "offset_similarity": [offset_loop, offset_complex],
         "self_attention": [att_loop, att_logsumexp]}
+
+
+# -- one misconception inside otherwise careful code ----------------------------------------------
+def embed_checked_but_pos_by_ids(ids, tok_table, pos_table):
+    ids = np.asarray(ids, dtype=int)
+    if len(ids) > pos_table.shape[0]:
+        raise ValueError("T melebihi block_size")
+    return tok_table[ids] + pos_table[ids]
+
+def embed_without_position_but_checked(ids, tok_table, pos_table):
+    ids = np.asarray(ids, dtype=int)
+    if len(ids) > pos_table.shape[0]:
+        raise ValueError("T melebihi block_size")
+    return tok_table[ids]
+
+def embed_block_size_check_only_missing(ids, tok_table, pos_table):
+    ids = np.asarray(ids, dtype=int)
+    return tok_table[ids] + pos_table[np.arange(len(ids))]
+
+def backward_pos_by_ids_careful(ids, grad_h, vocab_size, block_size):
+    ids = np.asarray(ids, dtype=int)
+    grad_h = np.asarray(grad_h, dtype=float)
+    grad_tok = np.zeros((vocab_size, grad_h.shape[1]))
+    np.add.at(grad_tok, ids, grad_h)
+    grad_pos = np.zeros((block_size, grad_h.shape[1]))
+    np.add.at(grad_pos, ids, grad_h)
+    return grad_tok, grad_pos
+
+def rope_per_column_careful(x, positions=None, base=10000.0):
+    x = np.asarray(x, dtype=float)
+    t, d = x.shape
+    if d % 2:
+        raise ValueError("d ganjil")
+    pos = np.arange(t) if positions is None else np.asarray(positions, dtype=float)
+    phi = pos[:, None] * (base ** (-np.arange(d // 2) / d))[None, :]
+    out = np.empty_like(x)
+    out[:, 0::2] = x[:, 0::2] * np.cos(phi) - x[:, 1::2] * np.sin(phi)
+    out[:, 1::2] = x[:, 0::2] * np.sin(phi) + x[:, 1::2] * np.cos(phi)
+    return out
+
+def scores_rotate_half(q, k, base=10000.0):
+    """rope_scores that rotates q and k itself, with the rotate-half layout (apply_rope is right)."""
+    def rotate(x):
+        t, d = x.shape
+        if d % 2:
+            raise ValueError("d ganjil")
+        phi = np.arange(t)[:, None] * (base ** (-np.arange(0, d, 2) / d))[None, :]
+        a, b = x[:, : d // 2], x[:, d // 2:]
+        return np.concatenate([a * np.cos(phi) - b * np.sin(phi), a * np.sin(phi) + b * np.cos(phi)], axis=1)
+    return rotate(np.asarray(q, dtype=float)) @ rotate(np.asarray(k, dtype=float)).T
+
+def shift_transposed(pe, k, base=10000.0):
+    """shift_encoding that builds each pair's rotation itself, transposed (rotation_matrix is right)."""
+    pe = np.asarray(pe, dtype=float)
+    d = pe.shape[-1]
+    if d % 2:
+        raise ValueError("d_model ganjil")
+    out = np.empty_like(pe)
+    for i in range(d // 2):
+        theta = k * base ** (-2 * i / d)
+        m = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+        out[..., 2 * i:2 * i + 2] = pe[..., 2 * i:2 * i + 2] @ m.T
+    return out
+
+COMPOUND = [
+    ("embed", embed_checked_but_pos_by_ids, "pos-indexed-by-ids"),
+    ("embed", embed_without_position_but_checked, "missing-position"),
+    ("embed", embed_block_size_check_only_missing, "no-block-size-check"),
+    ("embed_backward", backward_pos_by_ids_careful, "pos-indexed-by-ids"),
+    ("apply_rope", rope_per_column_careful, "freq-per-column"),
+    ("rope_scores", scores_rotate_half, "rope-rotate-half"),
+    ("shift_encoding", shift_transposed, "rotation-transposed"),
+]
