@@ -28,6 +28,7 @@ c.GenerateFeedback.preprocessors = nbgrader_plugins.FEEDBACK_PREPROCESSORS
 
 # LMS bulk downloads (Canvas-style names) through `nbgrader zip_collect positional-encoding`.
 c.ZipCollectApp.collector_plugin = "pe_course.intake.LmsFileNameCollector"
+c.ZipCollectApp.extractor_plugin = "pe_course.intake.ReportingExtractor"  # names entries it cannot take in
 
 # grades.csv with proper quoting (nbgrader's own CSV export does not quote fields).
 c.ExportApp.plugin_class = "pe_course.export.SafeCsvExportPlugin"

@@ -32,6 +32,7 @@ from conftest import REPO, requires_bwrap
 
 from pe_course import codec
 from pe_course import sandbox as sandbox_module
+from pe_course.cgroups import mechanism
 from pe_course.checks import CheckFailed, Grader, assert_close
 from pe_course.sandbox import Limits, MiB, Sandbox
 from pe_course.student import StudentProcess
@@ -319,9 +320,9 @@ def test_subprocesses_are_all_killed_after_close(sandbox):
     "use_bwrap",
     [
         pytest.param(True, id="bwrap", marks=requires_bwrap),
-        pytest.param(False, id="fallback", marks=pytest.mark.xfail(strict=True, reason=(
-            "BUG (fallback): a process started with a clean environment in a new session escapes both "
-            "killpg() and the PE_SANDBOX_ID scan in SandboxedProcess.kill(), and survives grading"))),
+        pytest.param(False, id="fallback", marks=pytest.mark.xfail(mechanism() is None, strict=True, reason=(
+            "without a resource group (no usable control group), a process started with a clean environment "
+            "in a new session escapes both killpg() and the PE_SANDBOX_ID scan in SandboxedProcess.kill()"))),
     ],
 )
 def test_processes_that_drop_the_marker_are_killed_too(use_bwrap):
@@ -346,11 +347,11 @@ def test_processes_that_drop_the_marker_are_killed_too(use_bwrap):
     pytest.param(True, id="bwrap", marks=requires_bwrap),
     pytest.param(False, id="fallback"),
 ])
-@pytest.mark.xfail(os.geteuid() == 0, strict=True, reason=(
-    "BUG: Limits.processes (RLIMIT_NPROC) is not enforced when grading as root: the kernel exempts uid 0, "
-    "and bwrap's user namespace maps the sandbox's nobody to host root, so a fork bomb is only bounded by "
-    "the call time-out and memory is only limited per process (RLIMIT_AS)"))
+@pytest.mark.xfail(os.geteuid() == 0 and mechanism() is None, strict=True, reason=(
+    "without a resource group, RLIMIT_NPROC is all there is, and it is not enforced when grading as root: "
+    "the kernel exempts uid 0, and bwrap's user namespace maps the sandbox's nobody to host root"))
 def test_process_count_limit_is_enforced(use_bwrap):
+    """The group's process limit holds whoever grades (root included), for every process of the run."""
     limits = LIMITS.scaled(processes=32)
     token = f"{time.time_ns() % 10**9}.{os.getpid()}2"
     cells = f"""
@@ -369,17 +370,21 @@ def test_process_count_limit_is_enforced(use_bwrap):
     try:
         with student(Sandbox(limits, use_bwrap=use_bwrap), cells, ["spawn"]) as sp:
             out = sp.call("spawn", 100)
-            assert out.kind == "value"
-            assert out.value < 100, "more processes than Limits.processes could be started"
+            if mechanism() is not None:  # the run's resource group: the call fails, in Indonesian
+                assert out.kind == "limit" and "terlalu banyak proses" in out.message, out
+            else:
+                assert out.kind == "value"
+                assert out.value < 100, "more processes than Limits.processes could be started"
     finally:
         kill_all(processes_with(token.encode()))
 
 
 @pytest.mark.parametrize("use_bwrap", [
     pytest.param(True, id="bwrap", marks=requires_bwrap),
-    pytest.param(False, id="fallback", marks=pytest.mark.xfail(_has_cap_sys_resource(), strict=True, reason=(
-        "BUG/limitation (fallback as root with CAP_SYS_RESOURCE): student code runs as the grading user and "
-        "may raise its own hard rlimits, so the memory/CPU/file limits are advisory"))),
+    pytest.param(False, id="fallback", marks=pytest.mark.xfail(
+        _has_cap_sys_resource() and shutil.which("setpriv") is None, strict=True, reason=(
+            "fallback as root without setpriv: student code keeps CAP_SYS_RESOURCE and may raise its own "
+            "hard rlimits, so the memory/CPU/file limits are advisory"))),
 ])
 def test_student_cannot_lift_its_resource_limits(use_bwrap):
     cells = """

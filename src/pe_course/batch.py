@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from . import cgroups
 from .course import Course
 
 STATE_FILE = "grade-state.json"
@@ -228,8 +229,9 @@ def attention_reasons(course: Course, student: str) -> list[str]:
         for note in record.get("notes", []):
             reasons.append(f"{name}: {note.split(':')[0]}")
         for cell in record.get("cells", []):
-            if cell["status"] in ("timeout", "crashed"):
+            if cell["status"] in ("timeout", "crashed", "resource-limit"):
                 reasons.append(f"{name}: {cell['grade_id']} {cell['status']}")
+        reasons += [f"{name}: {detail}" for _, detail in cgroups.attention(record.get("resources"))]
         if record.get("timed_out_cells"):
             reasons.append(f"{name}: cell(s) {record['timed_out_cells']} timed out")
     return list(dict.fromkeys(reasons))

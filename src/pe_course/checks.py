@@ -343,7 +343,7 @@ def brief(value: Any) -> str:
 def _obtained(outcome: Outcome) -> str:
     if outcome.kind == "raised":
         return untrusted(outcome.error)
-    return {"timeout": "batas waktu terlampaui", "crashed": "proses berhenti",
+    return {"timeout": "batas waktu terlampaui", "crashed": "proses berhenti", "limit": outcome.message,
             "missing": "fungsi tidak ada", "invalid": "bukan nilai numerik"}.get(outcome.kind, outcome.kind)
 
 
@@ -364,6 +364,9 @@ def describe_failure(fn: str, outcome: Outcome, args: tuple | None = None, kwarg
     if outcome.kind == "timeout":
         return (f"`{fn}` tidak selesai dalam batas waktu{where} — periksa apakah ada perulangan "
                 "yang tidak pernah berhenti.")
+    if outcome.kind == "limit":
+        return (f"`{fn}` melewati batas sumber daya{where}: {outcome.message}. Semua proses yang dimulai "
+                "kode Anda berbagi batas memori, jumlah proses/thread, waktu CPU dan berkas.")
     if outcome.kind == "crashed":
         return (f"Proses berhenti saat menjalankan `{fn}`{where} (misalnya memori habis, `os._exit`, "
                 "atau `sys.exit`). Fungsi harus mengembalikan nilai.")

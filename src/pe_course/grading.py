@@ -161,7 +161,7 @@ class CellResult:
     function: str
     score: float
     max_score: float
-    status: str  # ok | timeout | crashed | missing-function | error
+    status: str  # ok | timeout | crashed | resource-limit | missing-function | error
     checks: list[CheckResult] = field(default_factory=list)
     misconceptions: list[dict[str, str]] = field(default_factory=list)  # {id, hint}
 
@@ -193,6 +193,7 @@ STATUS_TEXT = {
     "missing-function": "Fungsi ini tidak ditemukan di notebook yang dikumpulkan.",
     "timeout": "Fungsi ini melewati batas waktu pada sebagian pemanggilan.",
     "crashed": "Proses berhenti saat fungsi ini dijalankan.",
+    "resource-limit": "Fungsi ini melewati batas sumber daya (memori, jumlah proses, waktu CPU atau berkas).",
     "error": "Fungsi ini melempar error pada setiap pemanggilan.",
 }
 
@@ -210,6 +211,7 @@ class NotebookResult:
     timed_out_cells: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    resources: dict[str, dict] = field(default_factory=dict)  # run ("execute", "score") -> Usage.to_dict()
 
     @property
     def score(self) -> float:
@@ -235,6 +237,7 @@ class NotebookResult:
             "notes": self.notes,
             "cell_errors": self.cell_errors,
             "timed_out_cells": self.timed_out_cells,
+            "resources": self.resources,
             "cells": [
                 {
                     "grade_id": c.grade_id,
@@ -272,6 +275,8 @@ def grade_notebook(nb: Any, notebook_id: str, suite: GraderSuite, reference: dic
         student.deadline = deadline
         for fn in functions:
             result.cells.append(_grade_function(fn, suite, reference, student, deadline))
+    if sandbox.use_groups:
+        result.resources["score"] = sandbox.limits.record(student.report.usage)
     result.seconds = time.monotonic() - started
     return result
 
@@ -316,7 +321,9 @@ def _grade_function(fn: str, suite: GraderSuite, reference: dict[str, Any], stud
     cell.score = round(sum(c.points for c in cell.checks), 6)
     kinds = {rec.outcome.kind for rec in grader.log if rec.fn == fn}
     if cell.status == "ok":
-        if "timeout" in kinds or student.status(fn) == "timeout":
+        if "limit" in kinds or student.status(fn) == "limit":
+            cell.status = "resource-limit"
+        elif "timeout" in kinds or student.status(fn) == "timeout":
             cell.status = "timeout"
         elif "crashed" in kinds or student.status(fn) == "crashed":
             cell.status = "crashed"

@@ -7,9 +7,14 @@ An LMS bulk download (Canvas style) is a zip of flat files named
 that ``nbgrader zip_collect positional-encoding`` fills ``submitted/`` correctly; files that match no
 notebook are skipped with a warning naming them.
 
+Archive entries that cannot be extracted safely (``..`` in the path, absolute paths — nbgrader's
+extraction drops them without a word) and entries that are not notebooks are named in a warning by
+:class:`ReportingExtractor` before extraction, so the instructor knows what was not taken in.
+
 Configured in nbgrader_config.py::
 
     c.ZipCollectApp.collector_plugin = "pe_course.intake.LmsFileNameCollector"
+    c.ZipCollectApp.extractor_plugin = "pe_course.intake.ReportingExtractor"
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import re
 import zipfile
 from pathlib import Path
 
-from nbgrader.plugins.zipcollect import FileNameCollectorPlugin
+from nbgrader.plugins.zipcollect import ExtractorPlugin, FileNameCollectorPlugin
 from traitlets import List, Unicode
 
 from .course import NOTEBOOKS
@@ -59,6 +64,40 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
         info["student_id"] = info["student_id"].lower()
         info["file_id"] = f"{name}.ipynb"
         return info
+
+
+def skipped_entries(archive: Path) -> list[tuple[str, str]]:
+    """(entry, why) for the entries of a zip archive that will not be taken in."""
+    out = []
+    try:
+        names = zipfile.ZipFile(archive).namelist()
+    except (OSError, zipfile.BadZipFile) as exc:
+        return [(archive.name, f"not a readable zip archive ({exc})")]
+    for name in names:
+        parts = name.replace("\\", "/").split("/")
+        if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
+            out.append((name, "absolute path (not extracted)"))
+        elif ".." in parts:
+            out.append((name, "path leaves the archive with '..' (not extracted)"))
+        elif not name.endswith("/") and not name.lower().endswith(".ipynb"):
+            out.append((name, "not a notebook (ignored)"))
+    return out
+
+
+class ReportingExtractor(ExtractorPlugin):
+    """nbgrader's extractor, naming every archive entry that will not be taken in."""
+
+    def extract(self, archive_path: str, extracted_path: str) -> None:
+        for root, _, files in os.walk(archive_path):
+            for name in files:
+                path = Path(root) / name
+                if path.suffix in self.zip_ext and zipfile.is_zipfile(path):
+                    skipped = skipped_entries(path)
+                    for entry, why in skipped[:200]:
+                        self.log.warning("Skipping %s in %s: %s", entry, path.name, why)
+                    if len(skipped) > 200:
+                        self.log.warning("... and %d more skipped entries in %s", len(skipped) - 200, path.name)
+        super().extract(archive_path, extracted_path)
 
 
 def lms_zip(path: Path, files: dict[str, bytes]) -> Path:

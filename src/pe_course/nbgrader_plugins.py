@@ -53,11 +53,13 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 from nbgrader.utils import is_grade, is_locked, is_solution
-from traitlets import Float, Unicode
+from traitlets import Float, Int, Unicode
+from traitlets.config import LoggingConfigurable
 
+from . import cgroups
 from .grading import CellResult, NotebookResult, grade_notebook, load_suite
 from .notebook import grade_id, is_test_cell, load_reference
-from .sandbox import Limits, Sandbox, read_file, write_file
+from .sandbox import Limits, MiB, Sandbox, read_file, write_file
 
 NOTES_KEY = "pe_course"
 PENDING = "Sel tes ini belum dinilai oleh grader tersembunyi."
@@ -239,8 +241,23 @@ class RobustOverwriteCells(OverwriteCells):
 # --------------------------------------------------------------------------------------------
 # Autograde
 # --------------------------------------------------------------------------------------------
+class ResourceGroups(LoggingConfigurable):
+    """Limits on each sandboxed run as a whole (all its processes), in ``nbgrader_config.py``:
+    ``c.ResourceGroups.memory_mib = 2048`` and so on. See ``pe_course.cgroups``."""
+
+    memory_mib = Int(2048, help="Memory of one sandboxed run, all its processes together (MiB).").tag(config=True)
+    processes = Int(64, help="Processes and threads one sandboxed run may have at once.").tag(config=True)
+    cpu_seconds = Float(300.0, help="CPU seconds of one sandboxed run, all its processes together.").tag(
+        config=True)
+    scratch_files = Int(10_000, help="Files and folders a run may create in its scratch directory.").tag(config=True)
+    scratch_mib = Int(512, help="Bytes a run may write to its scratch directory (MiB).").tag(config=True)
+
+
 def _limits(config_owner) -> Limits:
-    limits = Limits(notebook_timeout=float(config_owner.notebook_timeout))
+    groups = ResourceGroups(config=config_owner.config)
+    limits = Limits(notebook_timeout=float(config_owner.notebook_timeout), group_memory=groups.memory_mib * MiB,
+                    group_processes=groups.processes, group_cpu_seconds=groups.cpu_seconds,
+                    scratch_files=groups.scratch_files, scratch_bytes=groups.scratch_mib * MiB)
     call_timeout = getattr(config_owner, "call_timeout", None)
     return limits.scaled(call_timeout=float(call_timeout)) if call_timeout else limits
 
@@ -250,6 +267,8 @@ class _Runner:
 
     def __init__(self, sandbox: Sandbox, key) -> None:
         self.sandbox, self.key, self.count = sandbox, key, 0
+        self.usage = None  # the resource group's figures for the last notebook run
+        self.leftover = False  # the last notebook left processes running: this runner is not reused
         self._scratch_cm = sandbox.scratch()
         self.scratch = self._scratch_cm.__enter__()
         write_file(self.scratch, "nbexec.py", Path(__file__).with_name("nbexec.py").read_bytes())
@@ -272,6 +291,9 @@ class _Runner:
         """
         self.count += 1
         name = f"nb{self.count}"
+        group = self.proc.group
+        if group is not None:
+            group.reset()  # this notebook's peaks and CPU, not the previous one's
         write_file(self.scratch, f"{name}.in.ipynb", nbformat.writes(nb).encode())
         request = {"in": self.sandbox.inside(self.scratch, f"{name}.in.ipynb"),
                    "out": self.sandbox.inside(self.scratch, f"{name}.out.ipynb"),
@@ -283,7 +305,14 @@ class _Runner:
             answered = _wait_line(self.proc.proc.stdout, total)
         except (BrokenPipeError, OSError):
             answered = "closed"
-        if answered == "timeout":
+        self.usage = group.usage() if group is not None else None
+        if group is not None and cgroups.strays(group.pids(), self.proc.proc.pid):
+            # processes the notebook started are still running: they must not reach the next notebook
+            self.usage.hits.append("background")
+            self.leftover = True
+        if self.usage is not None and self.usage.hits:
+            problem = self.sandbox.limits.exceeded(self.usage.hits)
+        elif answered == "timeout":
             problem = f"melewati batas waktu {total:g} detik untuk seluruh notebook"
         elif answered == "closed":
             problem = "proses notebook berhenti sebelum selesai"
@@ -376,10 +405,12 @@ class SandboxedExecute(Execute):
         try:
             runner = _runner_for(key, sandbox)
             executed, problem = runner.run(to_run, int(self.timeout or 30), sandbox.limits.notebook_timeout)
+            if runner.usage is not None and isinstance(resources, dict):
+                resources["pe_course_execute_usage"] = sandbox.limits.record(runner.usage)
         except Exception as exc:  # noqa: BLE001 (whatever happened, the student is still graded)
             self.log.error("Sandboxed execution failed: %s", exc)
             executed, problem = None, f"eksekusi gagal ({type(exc).__name__})"
-        if problem or key is None:
+        if problem or key is None or (_RUNNER is not None and _RUNNER.leftover):
             close_runner()
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
@@ -447,6 +478,8 @@ class ScoreWithGraders(NbGraderPreprocessor):
         except Exception:  # noqa: BLE001 (a grader failure must zero, never pass, and never stop the batch)
             self.log.error("Graders failed on %s/%s:\n%s", info["student"], info["notebook"], traceback.format_exc())
             result = NotebookResult(info["notebook"], [], "unknown", notes=[*_notes(nb), "grader-error"])
+        if isinstance(resources.get("pe_course_execute_usage"), dict):
+            result.resources["execute"] = resources["pe_course_execute_usage"]
         graded = {c.grade_id: c for c in result.cells}
         for cell in nb.cells:
             gid = grade_id(cell)

@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from . import cgroups
 from .course import Course
 
 MAX_RECORD_BYTES = 20 * 1024 * 1024
@@ -47,6 +48,8 @@ ISSUE_TEXT = {
     "record-mismatch": "the .grading.json record names another student",
     "timeout": "time-out",
     "crashed": "crash while grading",
+    "resource-limit": "went over a resource-group limit (memory, processes, CPU or scratch files)",
+    "resource-near": "came close to a resource-group limit",
     "unreadable-notebook": "unreadable notebook: the released stub was graded instead",
     "repaired-metadata": "nbgrader cell metadata was repaired",
     "dropped-metadata": "invalid nbgrader cell metadata was dropped",
@@ -340,6 +343,8 @@ def _read_student(course: Course, report: StudentReport, notebooks: list[str],
             report.issues.append(Issue(student, name, "timeout",
                                        f"notebook cell(s) {', '.join(map(str, timed_out[:20]))} timed out "
                                        "while the notebook ran"))
+        for kind, detail in cgroups.attention(record.get("resources")):
+            report.issues.append(Issue(student, name, kind, detail))
         for cell in _items(record.get("cells")):
             if isinstance(cell, dict):
                 _read_cell(report, name, cell, cells, checks, diagnosed)
@@ -353,7 +358,7 @@ def _read_cell(report: StudentReport, notebook: str, cell: dict, cells: dict[tup
     stat = cells.get((notebook, gid))
     if stat is not None:
         stat.statuses[status] += 1
-    if status in ("timeout", "crashed"):
+    if status in ("timeout", "crashed", "resource-limit"):
         report.issues.append(Issue(report.student, notebook, status, f"{gid} ({function})"))
     for chk in _items(cell.get("checks")):
         if not isinstance(chk, dict):

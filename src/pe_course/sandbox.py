@@ -31,6 +31,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from . import cgroups
+
 MOUNT_POINT = "/sandbox"  # where the scratch directory appears inside bwrap
 NOBODY = 65534
 MiB = 1024 * 1024
@@ -48,13 +50,37 @@ class Limits:
     call_timeout: float = 10.0  # wall clock for one function call answered by the worker
     load_timeout: float = 60.0  # wall clock for executing a submission's code cells
     notebook_timeout: float = 300.0  # wall clock for one whole notebook run (nbclient + kernel)
+    # for the whole resource group of one run (all its processes together; see cgroups.py)
+    group_memory: int = 2048 * MiB
+    group_processes: int = 64  # processes and threads at once
+    group_cpu_seconds: float = 300.0
+    scratch_files: int = 10_000  # entries in the run's scratch directory
+    scratch_bytes: int = 512 * MiB
 
     def scaled(self, **changes) -> Limits:
         return replace(self, **changes)
 
+    def record(self, usage: cgroups.Usage) -> dict:
+        """A run's usage as the .grading.json record keeps it, with these limits."""
+        return usage.to_dict(self.group_memory, self.group_processes, self.group_cpu_seconds)
 
-def _set_limits(limits: Limits) -> None:
-    """Runs in the child between fork and exec: apply rlimits, leave our process group."""
+    def exceeded(self, hits: Sequence[str]) -> str:
+        """The group limits in ``hits`` as one Indonesian sentence for the student."""
+        text = {
+            "memory": f"batas memori {_size(self.group_memory)} terlampaui",
+            "processes": f"terlalu banyak proses atau thread (batas {self.group_processes})",
+            "cpu": f"batas waktu CPU {self.group_cpu_seconds:g} detik terlampaui",
+            "disk": f"terlalu banyak berkas di direktori kerja (batas {self.scratch_files} berkas, "
+                    f"{_size(self.scratch_bytes)})",
+            "background": "proses yang dimulai notebook masih berjalan setelah notebook selesai (dihentikan)",
+        }
+        return "; ".join(text.get(h, h) for h in hits)
+
+
+def _set_limits(limits: Limits, group_files: Sequence[str] = ()) -> None:
+    """Runs in the child between fork and exec: join the resource group, apply rlimits, leave our
+    process group."""
+    cgroups.join(list(group_files))
     os.setsid()
     for res, value in (
         (resource.RLIMIT_CPU, limits.cpu_seconds),
@@ -107,24 +133,47 @@ class Sandbox:
 
     limits: Limits = field(default_factory=Limits)
     use_bwrap: bool | None = None  # None: use it when it works
+    use_groups: bool | None = None  # None: a resource group per run when control groups can be used
 
     def __post_init__(self) -> None:
         if self.use_bwrap is None:
             self.use_bwrap = bwrap_path() is not None
         elif self.use_bwrap and bwrap_path() is None:
             raise RuntimeError("bubblewrap (bwrap) was requested but is not installed or does not work here")
+        if self.use_groups is None:
+            self.use_groups = cgroups.mechanism() is not None
+        elif self.use_groups and cgroups.mechanism() is None:
+            raise RuntimeError("resource groups were requested but no control group can be created here")
 
     @property
     def isolation(self) -> str:
         """One line for instructors: what the sandbox does and does not isolate."""
         limits = "resource limits, time-outs, private scratch directory, process tree killed"
+        mech = cgroups.mechanism() if self.use_groups else None
+        if mech is not None:
+            group = (f"; one resource group per run ({mech.description}): memory {_size(self.limits.group_memory)}, "
+                     f"{self.limits.group_processes} processes/threads, {self.limits.group_cpu_seconds:g} CPU seconds, "
+                     f"scratch {self.limits.scratch_files} files / {_size(self.limits.scratch_bytes)}")
+        else:
+            group = ("; NO resource group (no usable control group): memory and process limits are per process "
+                     "only, so a submission can use them many times over with several processes")
         if self.use_bwrap:
-            return f"bubblewrap: read-only Python only, no course files, no network, private /tmp and PIDs; {limits}"
-        who = "as nobody" if _can_drop_root() else "as the grading user, who it can signal"
+            return (f"bubblewrap: read-only Python only, no course files, no network, private /tmp and PIDs; "
+                    f"{limits}{group}")
+        who = "as nobody" if _can_drop_root() else "as the grading user without capabilities, who it can signal"
         return (
-            f"NOT ISOLATED (bubblewrap not available): {limits} only; student code runs {who}, can read the "
+            f"NOT ISOLATED (bubblewrap not available): {limits}{group}; student code runs {who}, can read the "
             "course files and the network, and write where that user can write. Install bubblewrap."
         )
+
+    def group(self, scratch: Path) -> cgroups.ResourceGroup | None:
+        """A new resource group for one run, or None when groups are off."""
+        mech = cgroups.mechanism() if self.use_groups else None
+        if mech is None:
+            return None
+        lim = self.limits
+        return cgroups.ResourceGroup(mech, lim.group_memory, lim.group_processes, lim.group_cpu_seconds,
+                                     scratch, lim.scratch_files, lim.scratch_bytes)
 
     @contextlib.contextmanager
     def scratch(self) -> Iterator[Path]:
@@ -183,23 +232,41 @@ class Sandbox:
         """Start ``argv`` in the sandbox with ``scratch`` as its working directory."""
         marker = uuid.uuid4().hex
         _prepare_scratch(scratch, use_bwrap=bool(self.use_bwrap))
-        preexec = functools.partial(_set_limits, self.limits)
-        if not self.use_bwrap and _can_drop_root():
-            preexec = functools.partial(_set_limits_and_drop_root, self.limits)
-        proc = subprocess.Popen(
-            self.command(argv, scratch),
-            cwd=scratch,
-            env=self.environment(scratch, marker),
-            preexec_fn=preexec,
-            close_fds=True,
-            **popen_kwargs,
-        )
-        return SandboxedProcess(proc, marker)
+        group = self.group(scratch)
+        files = group.procs_files if group is not None else []
+        preexec = functools.partial(_set_limits, self.limits, files)
+        command = self.command(argv, scratch)
+        if not self.use_bwrap:
+            if _can_drop_root():
+                preexec = functools.partial(_set_limits_and_drop_root, self.limits, files)
+            elif os.geteuid() == 0 and shutil.which("setpriv"):
+                # root that cannot become nobody: at least no capabilities (no raising of hard limits)
+                command = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", *command]
+        try:
+            proc = subprocess.Popen(
+                command,
+                cwd=scratch,
+                env=self.environment(scratch, marker),
+                preexec_fn=preexec,
+                close_fds=True,
+                **popen_kwargs,
+            )
+        except BaseException:
+            if group is not None:
+                group.close()
+            raise
+        if group is not None:
+            group.start_monitor()
+        return SandboxedProcess(proc, marker, group)
 
 
-def _set_limits_and_drop_root(limits: Limits) -> None:
+def _size(n: int) -> str:
+    return f"{n / (1 << 30):g} GiB" if n >= 1 << 30 else f"{n / MiB:g} MiB"
+
+
+def _set_limits_and_drop_root(limits: Limits, group_files: Sequence[str] = ()) -> None:
     """Fallback without bwrap when grading as root: at least do not run student code as root."""
-    _set_limits(limits)
+    _set_limits(limits, group_files)
     os.setgroups([])
     os.setgid(NOBODY)
     os.setuid(NOBODY)
@@ -280,9 +347,11 @@ def _matplotlib_font_cache() -> Path | None:
 class SandboxedProcess:
     """A started sandboxed program; :meth:`kill` ends it and everything it started."""
 
-    def __init__(self, proc: subprocess.Popen, marker: str) -> None:
+    def __init__(self, proc: subprocess.Popen, marker: str, group: cgroups.ResourceGroup | None = None) -> None:
         self.proc = proc
         self.marker = marker
+        self.group = group
+        self.usage = cgroups.Usage()  # filled in by kill(): what the run used, limits it hit
 
     def __enter__(self) -> SandboxedProcess:
         return self
@@ -291,6 +360,8 @@ class SandboxedProcess:
         self.kill()
 
     def kill(self) -> None:
+        if self.group is not None:
+            self.group.kill()  # every process of the run, however it detached itself
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
@@ -302,6 +373,9 @@ class SandboxedProcess:
                     stream.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=10)
+        if self.group is not None:
+            self.usage = self.group.close()
+            self.group = None
 
 
 def _kill_marked(marker: str) -> None:

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from . import codec
+from . import cgroups, codec
+from .cgroups import Usage
 from .sandbox import Sandbox, SandboxedProcess, write_file
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
@@ -36,7 +37,7 @@ _HERE = Path(__file__).parent
 class Outcome:
     """What happened when the grader called one student function."""
 
-    kind: str  # value | raised | timeout | crashed | missing | invalid
+    kind: str  # value | raised | timeout | crashed | limit (a resource-group limit) | missing | invalid
     value: Any = None
     error: str = ""  # exception class name (kind == raised), untrusted text
     message: str = ""  # untrusted text, already shortened
@@ -54,6 +55,7 @@ class LoadReport:
     cell_errors: list[dict] = field(default_factory=list)  # {index, error, message, line}
     timed_out_cells: list[int] = field(default_factory=list)
     crashed: bool = False
+    usage: Usage = field(default_factory=Usage)  # the worker's resource groups, over all its restarts
 
 
 def serve_upstream(implementation: Any, message: dict) -> dict:
@@ -117,6 +119,8 @@ class StudentProcess:
         # dependent function -> (upstream name, trusted upstream implementation): while the dependent
         # is called, its calls to the upstream name are answered with this implementation's values
         self.upstream: dict[str, tuple[str, Any]] = {}
+        self._seen_hits: set[str] = set()
+        self._limit_messages: dict[str, str] = {}  # fn -> the group limit it went over
 
     # -- lifecycle ---------------------------------------------------------------------------
     def __enter__(self) -> StudentProcess:
@@ -139,8 +143,24 @@ class StudentProcess:
     def _stop(self) -> None:
         if self._proc is not None:
             self._proc.kill()
+            self.report.usage.merge(self._proc.usage)
             self._proc = None
         self._buf.clear()
+
+    def _note_strays(self) -> None:
+        """Processes the submission's cells started and left running: shown to the instructor."""
+        group = self._proc.group if self._proc is not None else None
+        if group is not None and cgroups.strays(group.pids(), self._proc.proc.pid):
+            self.report.usage.hits = list(dict.fromkeys([*self.report.usage.hits, "background"]))
+
+    def _new_hits(self) -> list[str]:
+        """Group limits the worker went over since the last look (none without resource groups)."""
+        group = self._proc.group if self._proc is not None else None
+        if group is None:
+            return []
+        hits = [h for h in group.poll() if h not in self._seen_hits]
+        self._seen_hits.update(hits)
+        return hits
 
     def _spawn(self) -> None:
         # a fresh scratch directory for every (re)start: nothing a previous run planted is reused
@@ -148,6 +168,7 @@ class StudentProcess:
             self._scratch_cm.__exit__(None, None, None)
         self._scratch_cm = self.sandbox.scratch()
         self._scratch = self._scratch_cm.__enter__()
+        self._seen_hits = set()
         for name in ("worker.py", "codec.py"):
             write_file(self._scratch, name, (_HERE / name).read_bytes())
         argv = [sys.executable, "-E", "-s", "-B", self.sandbox.inside(self._scratch, "worker.py")]
@@ -170,13 +191,21 @@ class StudentProcess:
                 self._send({"op": "load", "cells": cells, "functions": self.functions}, deadline)
                 while True:
                     message = self._receive(min(deadline, time.monotonic() + limits.call_timeout))
+                    hits = self._new_hits()
+                    if hits and isinstance(current, int) and current not in self._skip:
+                        self._skip.add(current)  # the cell went over a group limit: run again without it
+                        self.report.cell_errors.append({"index": current, "error": "BatasSumberDaya",
+                                                        "message": limits.exceeded(hits), "line": None})
+                        break
                     if message.get("event") == "cell":
                         current = message.get("index")
                         continue
                     if message.get("event") == "loaded":
                         self._accept_load(message)
+                        self._note_strays()
                         return
                     raise _Crashed("unexpected message")
+                continue
             except _Timeout:
                 if isinstance(current, int) and current not in self._skip and len(self._skip) < len(self.cells):
                     self._skip.add(current)
@@ -187,8 +216,10 @@ class StudentProcess:
             except _Crashed:
                 if isinstance(current, int) and current not in self._skip and len(self._skip) < len(self.cells):
                     self._skip.add(current)  # the cell killed the worker (os._exit, segfault, memory)
+                    hits = self._new_hits()
                     self.report.cell_errors.append(
-                        {"index": current, "error": "ProsesBerhenti", "message": "sel menghentikan proses", "line": None}
+                        {"index": current, "error": "BatasSumberDaya" if hits else "ProsesBerhenti",
+                         "message": limits.exceeded(hits) if hits else "sel menghentikan proses", "line": None}
                     )
                     continue
                 self._fail_load()
@@ -221,7 +252,7 @@ class StudentProcess:
 
     # -- calls -------------------------------------------------------------------------------
     def status(self, fn: str) -> str:
-        """ok | missing | not-callable | timeout | crashed for a function of the submission."""
+        """ok | missing | not-callable | timeout | crashed | limit for a function of the submission."""
         return self._bad_functions.get(fn) or self.report.functions.get(fn, "missing")
 
     def call(self, fn: str, *args: Any, **kwargs: Any) -> Outcome:
@@ -232,6 +263,8 @@ class StudentProcess:
             return Outcome("timeout", message="fungsi melewati batas waktu pada pemanggilan sebelumnya")
         if status == "crashed":
             return Outcome("crashed", message="fungsi menghentikan proses pada pemanggilan sebelumnya")
+        if status == "limit":
+            return Outcome("limit", message=self._limit_messages.get(fn, ""))
         if status != "ok":
             return Outcome("missing", message=status)
         if self._proc is None:
@@ -257,14 +290,31 @@ class StudentProcess:
                 self._send(serve_upstream(upstream[1], message), deadline)
                 message = self._receive(deadline)
         except _Timeout:
+            if self._over_limit(fn):
+                return Outcome("limit", message=self._limit_messages[fn])
             self._stop()
             self._bad_functions[fn] = "timeout"
             return Outcome("timeout", message=f"tidak selesai dalam {self.sandbox.limits.call_timeout:g} detik")
         except _Crashed as exc:
+            if self._over_limit(fn):
+                return Outcome("limit", message=self._limit_messages[fn])
             self._stop()
             self._bad_functions[fn] = "crashed"
             return Outcome("crashed", message=str(exc))
+        if self._over_limit(fn):
+            return Outcome("limit", message=self._limit_messages[fn])
         return self._outcome(message)
+
+    def _over_limit(self, fn: str) -> bool:
+        """Did this call take the worker over a group limit? Then the call fails, the worker (and all
+        it started) is ended, and the next call starts a fresh one; this function is not run again."""
+        hits = self._new_hits()
+        if not hits:
+            return False
+        self._limit_messages[fn] = self.sandbox.limits.exceeded(hits)
+        self._bad_functions[fn] = "limit"
+        self._stop()
+        return True
 
     def _outcome(self, message: dict) -> Outcome:
         if message.get("event") != "result" or message.get("id") != self._next_id:

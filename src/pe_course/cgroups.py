@@ -1,0 +1,422 @@
+"""One resource group per sandboxed run: memory, processes and CPU bounded for the run as a whole.
+
+Per-process rlimits leave a submission free to fork many processes that each stay under them (and
+RLIMIT_NPROC does not apply to root, which bwrap's user namespace maps the sandbox's user to). A
+:class:`ResourceGroup` puts the sandboxed program and everything it starts into a Linux control
+group with limits on the whole group:
+
+- memory (``memory.limit_in_bytes`` + swap in cgroup v1, ``memory.max`` in v2): going over it makes
+  the kernel end a process *of that group* (the one that asked), never the grader or another student;
+- processes and threads (``pids.max``): a fork or thread start beyond it fails inside the group;
+- CPU seconds of the whole group, and the size of the run's scratch directory (files and bytes):
+  watched by a monitor thread that ends the group when it goes over;
+- ending the run kills every process in the group (frozen first in v1, ``cgroup.kill`` in v2), also
+  those that left the process group and cleared their environment.
+
+Which mechanism is used is found once per process (:func:`mechanism`): cgroup v2 where our own part
+of the hierarchy is delegated to us with the memory and pids controllers, else cgroup v1 where the
+memory, pids, cpuacct and freezer hierarchies are writable (as for root on this project's machines).
+Where neither is available, :func:`mechanism` returns ``None`` and the sandbox says so in its
+``isolation`` line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import signal
+import threading
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+V1_ROOT = Path("/sys/fs/cgroup")
+V1_CONTROLLERS = ("memory", "pids", "cpuacct", "freezer")
+MONITOR_INTERVAL = 0.05
+SCRATCH_INTERVAL = 0.25
+NEAR = 0.8  # a run that used this share of a limit is reported as close to it
+
+
+@dataclass
+class Usage:
+    """What one sandboxed run (or several, merged) used, and which group limits it hit."""
+
+    peak_memory: int = 0  # bytes
+    peak_processes: int = 0  # processes and threads at once
+    cpu_seconds: float = 0.0
+    hits: list[str] = field(default_factory=list)  # memory | processes | cpu | disk | background
+
+    def merge(self, other: Usage) -> None:
+        self.peak_memory = max(self.peak_memory, other.peak_memory)
+        self.peak_processes = max(self.peak_processes, other.peak_processes)
+        self.cpu_seconds += other.cpu_seconds
+        self.hits = list(dict.fromkeys([*self.hits, *other.hits]))
+
+    def to_dict(self, memory_limit: int = 0, process_limit: int = 0, cpu_limit: float = 0.0) -> dict:
+        """The record's form, with the limits the run had (0: no resource group)."""
+        data = asdict(self)
+        data["cpu_seconds"] = round(self.cpu_seconds, 3)
+        data.update(memory_limit=memory_limit, process_limit=process_limit, cpu_limit=cpu_limit)
+        return data
+
+
+def _number(value) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def _gib(n: float) -> str:
+    return f"{n / (1 << 30):.2f} GiB"
+
+
+def attention(resources) -> list[tuple[str, str]]:
+    """("resource-limit" | "resource-near", English detail) for each run in a record's "resources".
+
+    A run that went over a group limit, or used at least 80% of its memory or process limit or of
+    its CPU seconds, is worth an instructor's look; the figures say how much of what.
+    """
+    out: list[tuple[str, str]] = []
+    if not isinstance(resources, dict):
+        return out
+    for run, data in list(resources.items())[:4]:
+        if not isinstance(data, dict):
+            continue
+        memory, memory_limit = _number(data.get("peak_memory")), _number(data.get("memory_limit"))
+        procs, proc_limit = _number(data.get("peak_processes")), _number(data.get("process_limit"))
+        cpu, cpu_limit = _number(data.get("cpu_seconds")), _number(data.get("cpu_limit"))
+        figures = (f"peak memory {_gib(memory)} of {_gib(memory_limit)}, peak {procs:g} of {proc_limit:g} "
+                   f"processes/threads, {cpu:.1f} of {cpu_limit:g} CPU seconds")
+        hits = [h for h in data.get("hits", []) if isinstance(h, str)][:5] if isinstance(data.get("hits"), list) else []
+        if "background" in hits:
+            hits.remove("background")
+            out.append(("resource-limit", f"{str(run)[:20]}: left processes running after the notebook finished "
+                                          f"({figures})"))
+        near = [what for what, used, limit in (("memory", memory, memory_limit), ("processes", procs, proc_limit),
+                                                ("cpu", cpu, cpu_limit)) if limit and used >= NEAR * limit]
+        if hits:
+            out.append(("resource-limit", f"{str(run)[:20]}: over the {', '.join(h[:20] for h in hits)} limit ({figures})"))
+        elif near:
+            out.append(("resource-near", f"{str(run)[:20]}: close to the {', '.join(near)} limit ({figures})"))
+    return out
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    version: int  # 1 or 2
+    parents: dict[str, Path]  # controller (v1) or "unified" (v2) -> directory new groups are made in
+
+    @property
+    def description(self) -> str:
+        return f"cgroup v{self.version}"
+
+
+def _own_cgroups() -> dict[str, str]:
+    """controller -> our cgroup path, from /proc/self/cgroup ("" is the v2 unified hierarchy)."""
+    out: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            for controller in controllers.split(",") if controllers else [""]:
+                out[controller] = path
+    return out
+
+
+def _writable_dir(path: Path) -> bool:
+    probe = path / f"pe-probe-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    try:
+        probe.mkdir()
+    except OSError:
+        return False
+    with contextlib.suppress(OSError):
+        probe.rmdir()
+    return True
+
+
+def _v2() -> Mechanism | None:
+    own = _own_cgroups().get("")
+    root = next((p for p in (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified"))
+                 if (p / "cgroup.controllers").exists()), None)
+    if own is None or root is None:
+        return None
+    here = root / own.lstrip("/")
+    # the nearest ancestor (ourselves included) that already hands memory and pids to its children
+    for candidate in [here, *here.parents]:
+        if not str(candidate).startswith(str(root)):
+            break
+        with contextlib.suppress(OSError):
+            enabled = (candidate / "cgroup.subtree_control").read_text().split()
+            if {"memory", "pids"} <= set(enabled) and _writable_dir(candidate):
+                return Mechanism(2, {"unified": candidate})
+    return None
+
+
+def _v1() -> Mechanism | None:
+    own = _own_cgroups()
+    parents = {}
+    for controller in V1_CONTROLLERS:
+        mount = V1_ROOT / controller
+        if controller not in own or not (mount / "cgroup.procs").exists():
+            return None
+        parent = mount / own[controller].lstrip("/")
+        if not _writable_dir(parent):
+            return None
+        parents[controller] = parent
+    return Mechanism(1, parents)
+
+
+@functools.lru_cache(maxsize=1)
+def mechanism() -> Mechanism | None:
+    """The control-group mechanism this process can use for sandboxes, or None."""
+    if os.environ.get("PE_COURSE_NO_CGROUPS"):
+        return None
+    return _v2() or _v1()
+
+
+def _read_int(path: Path, default: int = 0) -> int:
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        return default
+    return default if text == "max" else int(text or default)
+
+
+def _read_keyed(path: Path) -> dict[str, int]:
+    out = {}
+    with contextlib.suppress(OSError):
+        for line in path.read_text().splitlines():
+            key, _, value = line.partition(" ")
+            with contextlib.suppress(ValueError):
+                out[key] = int(value)
+    return out
+
+
+class ResourceGroup:
+    """The control group of one sandboxed run (see the module docstring)."""
+
+    def __init__(self, mech: Mechanism, memory: int, processes: int, cpu_seconds: float,
+                 scratch: Path | None = None, scratch_files: int = 10_000, scratch_bytes: int = 512 << 20) -> None:
+        self.mech, self.memory, self.processes, self.cpu_limit = mech, memory, processes, cpu_seconds
+        self.scratch, self.scratch_files, self.scratch_bytes = scratch, scratch_files, scratch_bytes
+        name = f"pe-sandbox-{uuid.uuid4().hex[:12]}"
+        self.dirs = {key: parent / name for key, parent in mech.parents.items()}
+        self._hits: list[str] = []
+        self._peak_processes = 0
+        self._cpu_base = 0.0
+        self._stop = threading.Event()
+        self._monitor: threading.Thread | None = None
+        for path in self.dirs.values():
+            path.mkdir()
+        try:
+            self._set_limits()
+        except OSError:
+            self.close()
+            raise
+        self._oom_base, self._pids_base = self._oom_kills(), self._pids_refused()
+
+    # -- set up -------------------------------------------------------------------------------
+    def _set_limits(self) -> None:
+        if self.mech.version == 2:
+            d = self.dirs["unified"]
+            (d / "memory.max").write_text(str(self.memory))
+            with contextlib.suppress(OSError):
+                (d / "memory.swap.max").write_text("0")
+            (d / "pids.max").write_text(str(self.processes))
+            return
+        memory = self.dirs["memory"]
+        (memory / "memory.limit_in_bytes").write_text(str(self.memory))
+        with contextlib.suppress(OSError):  # swap accounting may be off; then there is no swap to use
+            (memory / "memory.memsw.limit_in_bytes").write_text(str(self.memory))
+        (self.dirs["pids"] / "pids.max").write_text(str(self.processes))
+
+    @property
+    def procs_files(self) -> list[str]:
+        """Files a process writes its pid to to join the group (done in the child before exec)."""
+        return [str(d / "cgroup.procs") for d in self.dirs.values()]
+
+    def start_monitor(self) -> None:
+        self._monitor = threading.Thread(target=self._watch, name="pe-cgroup-monitor", daemon=True)
+        self._monitor.start()
+
+    # -- reading -----------------------------------------------------------------------------
+    def _processes_now(self) -> int:
+        key = "unified" if self.mech.version == 2 else "pids"
+        return _read_int(self.dirs[key] / "pids.current")
+
+    def _cpu_total(self) -> float:
+        if self.mech.version == 2:
+            return _read_keyed(self.dirs["unified"] / "cpu.stat").get("usage_usec", 0) / 1e6
+        return _read_int(self.dirs["cpuacct"] / "cpuacct.usage") / 1e9
+
+    def _peak_memory(self) -> int:
+        if self.mech.version == 2:
+            return _read_int(self.dirs["unified"] / "memory.peak")
+        return max(_read_int(self.dirs["memory"] / "memory.max_usage_in_bytes"),
+                   _read_int(self.dirs["memory"] / "memory.memsw.max_usage_in_bytes"))
+
+    def _oom_kills(self) -> int:
+        if self.mech.version == 2:
+            return _read_keyed(self.dirs["unified"] / "memory.events").get("oom_kill", 0)
+        return _read_keyed(self.dirs["memory"] / "memory.oom_control").get("oom_kill", 0)
+
+    def _pids_refused(self) -> int:
+        key = "unified" if self.mech.version == 2 else "pids"
+        return _read_keyed(self.dirs[key] / "pids.events").get("max", 0)
+
+    def hits(self) -> list[str]:
+        """The group limits this run has gone over so far (since the last :meth:`reset`)."""
+        found = list(self._hits)
+        if self._oom_kills() > self._oom_base:
+            found.append("memory")
+        if self._pids_refused() > self._pids_base:
+            found.append("processes")
+        return list(dict.fromkeys(found))
+
+    def usage(self) -> Usage:
+        self._peak_processes = max(self._peak_processes, self._processes_now())
+        return Usage(self._peak_memory(), self._peak_processes, max(0.0, self._cpu_total() - self._cpu_base),
+                     self.hits())
+
+    def reset(self) -> None:
+        """Start counting afresh (a long-lived runner between two notebooks)."""
+        if self.mech.version == 1:
+            with contextlib.suppress(OSError):
+                (self.dirs["memory"] / "memory.max_usage_in_bytes").write_text("0")
+            with contextlib.suppress(OSError):
+                (self.dirs["memory"] / "memory.memsw.max_usage_in_bytes").write_text("0")
+        self._hits.clear()
+        self._peak_processes = self._processes_now()
+        self._cpu_base = self._cpu_total()
+        self._oom_base, self._pids_base = self._oom_kills(), self._pids_refused()
+
+    # -- watching ----------------------------------------------------------------------------
+    def poll(self, scratch: bool = True) -> list[str]:
+        """Check the watched limits now (CPU, scratch size), end the group if one is exceeded; hits."""
+        self._peak_processes = max(self._peak_processes, self._processes_now())
+        if self._cpu_total() - self._cpu_base > self.cpu_limit:
+            self._over("cpu")
+        if scratch and self.scratch is not None and _too_big(self.scratch, self.scratch_files, self.scratch_bytes):
+            self._over("disk")
+        return self.hits()
+
+    def _watch(self) -> None:
+        next_scratch = 0.0
+        while not self._stop.wait(MONITOR_INTERVAL):
+            due = time.monotonic() >= next_scratch
+            if due:
+                next_scratch = time.monotonic() + SCRATCH_INTERVAL
+            self.poll(scratch=due)
+
+    def _over(self, what: str) -> None:
+        if what not in self._hits:
+            self._hits.append(what)
+        self.kill()
+
+    # -- ending ------------------------------------------------------------------------------
+    def pids(self) -> list[int]:
+        key = "unified" if self.mech.version == 2 else "pids"
+        with contextlib.suppress(OSError):
+            return [int(p) for p in (self.dirs[key] / "cgroup.procs").read_text().split()]
+        return []
+
+    def kill(self) -> None:
+        """Kill every process of the group, however it detached itself."""
+        if self.mech.version == 2:
+            with contextlib.suppress(OSError):
+                (self.dirs["unified"] / "cgroup.kill").write_text("1")
+        freezer = self.dirs.get("freezer")
+        if freezer is not None:
+            with contextlib.suppress(OSError):
+                (freezer / "freezer.state").write_text("FROZEN")
+        for _ in range(50):
+            pids = self.pids()
+            if not pids:
+                break
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            if freezer is not None:
+                with contextlib.suppress(OSError):
+                    (freezer / "freezer.state").write_text("THAWED")  # frozen processes die once thawed
+            time.sleep(0.02)
+
+    def close(self) -> Usage:
+        """Stop watching, kill what is left, remove the group; what the run used."""
+        self._stop.set()
+        if self._monitor is not None and self._monitor is not threading.current_thread():
+            self._monitor.join(timeout=2)
+        usage = self.usage() if all(d.exists() for d in self.dirs.values()) else Usage(hits=list(self._hits))
+        self.kill()
+        for path in self.dirs.values():
+            for _ in range(100):  # the last processes may take a moment to be reaped
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.02)
+        return usage
+
+
+# A sandboxed run's own processes, by the file their command line runs: bubblewrap (twice with a PID
+# namespace) starts the program (the grading worker or the notebook runner), and the notebook runner
+# starts one kernel. Anything else in the group, a fork of any of them included, is the student's.
+ROLE_FILES = {"bwrap": b"bwrap", "worker": b"/worker.py", "nbexec": b"/nbexec.py", "kernel": b"ipykernel_launcher"}
+CHILD_ROLES = {"bwrap": ("bwrap", "worker", "nbexec"), "nbexec": ("kernel",)}
+
+
+def _role(pid: int) -> str:
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:6]
+    except OSError:
+        return ""
+    if argv and argv[0].endswith(ROLE_FILES["bwrap"]):
+        return "bwrap"
+    return next((role for role, marker in ROLE_FILES.items() if role != "bwrap" and any(
+        a.endswith(marker) or a == marker for a in argv)), "")
+
+
+def strays(pids: list[int], root: int) -> list[int]:
+    """The processes among ``pids`` (one group's) that the sandboxed program ``root`` did not start as
+    part of itself: what the student's code started and left running."""
+    parents = {}
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            parents[pid] = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    own, grew = {root: _role(root)}, True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if pid not in own and parent in own and _role(pid) in CHILD_ROLES.get(own[parent], ()):
+                own[pid] = _role(pid)
+                grew = True
+    return [pid for pid in pids if pid not in own]
+
+
+def _too_big(scratch: Path, max_files: int, max_bytes: int) -> bool:
+    """More than ``max_files`` entries or ``max_bytes`` bytes under ``scratch`` (stops counting early)."""
+    files, size, stack = 0, 0, [scratch]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            files += 1
+            with contextlib.suppress(OSError):
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                else:
+                    size += entry.stat(follow_symlinks=False).st_size
+            if files > max_files or size > max_bytes:
+                return True
+    return False
+
+
+def join(procs_files: list[str]) -> None:
+    """Put the calling process into the group (runs in the child between fork and exec)."""
+    pid = str(os.getpid())
+    for path in procs_files:
+        with open(path, "w") as f:  # noqa: PTH123 (no pathlib between fork and exec)
+            f.write(pid)

@@ -1,0 +1,255 @@
+"""One submission, one bounded group: memory, processes, CPU and scratch files limited for the whole
+sandboxed run, whoever grades (root included), with the figures in the record and the attention list.
+
+Real control groups, real sandboxes (bubblewrap and the fallback), real processes; the machine's own
+memory and process counts are read from /proc while the hostile code runs.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import reference_nb, requires_bwrap, with_code
+
+from pe_course.cgroups import attention, mechanism
+from pe_course.sandbox import Limits, MiB, Sandbox
+from pe_course.student import StudentProcess
+
+pytestmark = pytest.mark.skipif(mechanism() is None, reason=(
+    "no usable control group here (needs cgroup v1 memory/pids/cpuacct/freezer writable, e.g. as root, or a "
+    "delegated cgroup v2 subtree with memory and pids)"))
+
+SMALL = Limits(call_timeout=20.0, load_timeout=30.0, group_memory=512 * MiB, group_processes=32,
+               group_cpu_seconds=4.0, scratch_files=500, scratch_bytes=64 * MiB)
+MODES = [pytest.param(True, id="bwrap", marks=requires_bwrap), pytest.param(False, id="fallback")]
+
+HOSTILE = '''
+import os, threading, time, subprocess
+
+def spread_memory(n):
+    """n processes that each touch 300 MiB: each under every per-process limit, together over the group's."""
+    kids = []
+    for _ in range(n):
+        pid = os.fork()
+        if pid == 0:
+            block = bytearray(300 << 20)
+            for i in range(0, len(block), 4096):
+                block[i] = 1
+            time.sleep(30)
+            os._exit(0)
+        kids.append(pid)
+    for pid in kids:
+        os.waitpid(pid, 0)
+    return n
+
+def thread_flood(n):
+    started = 0
+    try:
+        for _ in range(n):
+            threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+            started += 1
+    except RuntimeError:
+        pass
+    return started
+
+def many_files(n):
+    for i in range(n):
+        with open(f"f{i}", "w") as f:
+            f.write("x")
+    time.sleep(2)
+    return n
+
+def burn_cpu(n):
+    for _ in range(n - 1):
+        if os.fork() == 0:
+            while True:
+                pass
+    while True:
+        pass
+
+def honest(x):
+    return x + 1
+'''
+
+
+class MachineWatch:
+    """Samples the machine's memory in use and process count while a test runs."""
+
+    def __init__(self) -> None:
+        self.base_memory, self.base_procs = self._memory(), self._procs()
+        self.peak_memory, self.peak_procs = self.base_memory, self.base_procs
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @staticmethod
+    def _memory() -> int:
+        info = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+        return (int(info["MemTotal"].split()[0]) - int(info["MemAvailable"].split()[0])) * 1024
+
+    @staticmethod
+    def _procs() -> int:
+        return sum(1 for p in Path("/proc").iterdir() if p.name.isdigit())
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.02):
+            self.peak_memory = max(self.peak_memory, self._memory())
+            self.peak_procs = max(self.peak_procs, self._procs())
+
+    def __enter__(self) -> MachineWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def run(use_bwrap: bool, fn: str, arg: int, limits: Limits = SMALL):
+    with MachineWatch() as machine, StudentProcess([HOSTILE], [fn, "honest"], Sandbox(limits, use_bwrap=use_bwrap)) as sp:
+        out = sp.call(fn, arg)
+        after = sp.call("honest", 1)
+    return out, after, sp.report.usage, machine
+
+
+@pytest.mark.parametrize("use_bwrap", MODES)
+def test_memory_spread_over_processes_is_bounded_for_the_group(use_bwrap):
+    out, after, usage, machine = run(use_bwrap, "spread_memory", 4)
+    assert out.kind == "limit" and out.message == "batas memori 512 MiB terlampaui", out
+    assert "memory" in usage.hits and usage.peak_memory <= SMALL.group_memory
+    assert machine.peak_memory - machine.base_memory < SMALL.group_memory + 256 * MiB, "the group limit did not hold"
+    assert after.kind == "value" and after.value == 2, "the next call runs in a fresh worker"
+
+
+@pytest.mark.parametrize("use_bwrap", MODES)
+def test_thread_flood_is_bounded_for_the_group(use_bwrap):
+    out, after, usage, machine = run(use_bwrap, "thread_flood", 500)
+    assert out.kind == "limit" and "terlalu banyak proses atau thread (batas 32)" in out.message, out
+    assert usage.peak_processes <= SMALL.group_processes and "processes" in usage.hits
+    assert machine.peak_procs - machine.base_procs < 2 * SMALL.group_processes
+    assert after.kind == "value"
+
+
+@pytest.mark.parametrize("use_bwrap", MODES)
+def test_many_small_files_in_scratch_end_the_run(use_bwrap):
+    out, after, usage, _ = run(use_bwrap, "many_files", 5000)
+    assert out.kind == "limit" and "terlalu banyak berkas" in out.message, out
+    assert "disk" in usage.hits and after.kind == "value"
+
+
+@pytest.mark.parametrize("use_bwrap", MODES)
+def test_cpu_time_of_the_whole_group_is_bounded(use_bwrap):
+    started = time.monotonic()
+    out, after, usage, _ = run(use_bwrap, "burn_cpu", 3)
+    assert out.kind == "limit" and "batas waktu CPU 4 detik" in out.message, out
+    assert time.monotonic() - started < SMALL.call_timeout, "ended by the CPU limit, not by the wall clock"
+    assert usage.cpu_seconds >= SMALL.group_cpu_seconds and after.kind == "value"
+
+
+@requires_bwrap
+def test_a_cell_over_a_limit_costs_only_that_cell():
+    cells = ["import os\nfor i in range(2000):\n    open(f'f{i}', 'w').close()\n", "def honest(x):\n    return x + 1\n"]
+    with StudentProcess(cells, ["honest"], Sandbox(SMALL)) as sp:
+        assert sp.call("honest", 1).value == 2
+    assert [e["index"] for e in sp.report.cell_errors] == [0]
+    assert sp.report.cell_errors[0]["error"] == "BatasSumberDaya"
+    assert "terlalu banyak berkas" in sp.report.cell_errors[0]["message"]
+
+
+@requires_bwrap
+def test_honest_run_is_measured_and_not_flagged():
+    with StudentProcess([HOSTILE], ["honest"], Sandbox(Limits())) as sp:
+        assert sp.call("honest", 1).value == 2
+    usage = sp.report.usage
+    assert 0 < usage.peak_memory < Limits().group_memory / 4 and 0 < usage.peak_processes < 16
+    assert usage.cpu_seconds > 0 and usage.hits == []
+    assert attention({"score": usage.to_dict(Limits().group_memory, 64, 300.0)}) == []
+
+
+def test_attention_names_hits_and_near_misses_with_figures():
+    near = {"peak_memory": 1900 * MiB, "memory_limit": 2048 * MiB, "peak_processes": 5, "process_limit": 64,
+            "cpu_seconds": 1.0, "cpu_limit": 300, "hits": []}
+    over = {**near, "peak_memory": 2048 * MiB, "hits": ["memory"]}
+    assert attention({"execute": near}) == [("resource-near", "execute: close to the memory limit (peak memory "
+                                             "1.86 GiB of 2.00 GiB, peak 5 of 64 processes/threads, 1.0 of 300 CPU "
+                                             "seconds)")]
+    assert attention({"score": over})[0][0] == "resource-limit" and "over the memory limit" in attention(
+        {"score": over})[0][1]
+    assert attention("not a dict") == [] and attention({"score": {"hits": "x"}}) == []
+
+
+# -- the issue's round: two hostile submissions graded at once ---------------------------------------
+PREAMBLE_MEMORY = '''
+import os as _os, time as _time
+for _ in range(4):
+    if _os.fork() == 0:
+        _b = bytearray(500 << 20)
+        for _i in range(0, len(_b), 4096):
+            _b[_i] = 1
+        _time.sleep(20)
+        _os._exit(0)
+'''
+PREAMBLE_FORKS = '''
+import subprocess as _sp
+try:
+    for _ in range(400):
+        _sp.Popen(["sleep", "20.417"])
+except OSError:
+    pass
+'''
+
+
+@pytest.mark.slow
+@requires_bwrap
+def test_two_hostile_submissions_graded_at_once_stay_in_their_groups(course_copy):
+    from pe_course.batch import grade_round
+
+    config = course_copy.root / "nbgrader_config.py"
+    config.write_text(config.read_text() + "\nc.ResourceGroups.memory_mib = 768\n")
+    embed_cell = next(c.source for c in reference_nb("01_embedding").cells
+                      if c.metadata.get("nbgrader", {}).get("grade_id") == "solution_embed")
+    for student, preamble in (("hog", PREAMBLE_MEMORY), ("forker", PREAMBLE_FORKS)):
+        course_copy.submit(student, {"01_embedding": with_code(reference_nb("01_embedding"), "embed",
+                                                               textwrap.dedent(preamble) + embed_cell)})
+    course_copy.submit("honest", {"01_embedding": reference_nb("01_embedding")})
+    with MachineWatch() as machine:
+        summary = grade_round(course_copy.course, jobs=2)
+    assert sorted(summary.graded) == ["forker", "hog", "honest"]
+    assert machine.peak_memory - machine.base_memory < 2 * 768 * MiB + 1024 * MiB  # two groups + the graders
+    assert machine.peak_procs - machine.base_procs < 2 * 64 + 60  # two groups + the graders' own processes
+    scores = course_copy.scores()
+    assert scores[("honest", "01_embedding", "test_embed")] == 3
+    for student in ("hog", "forker"):
+        reasons = " ".join(summary.attention.get(student, []))
+        assert "limit" in reasons and "peak" in reasons, (student, summary.attention)
+        record = course_copy.record(student, "01_embedding")
+        assert record["resources"]["score"]["hits"] or record["resources"]["execute"]["hits"]
+    time.sleep(0.5)
+    left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p) == b"sleep\x0020.417\x00"]
+    assert left == [], "processes left running"
+    from pe_course.report import collect
+
+    issues = {(i.student, i.kind) for i in collect(course_copy.course).issues}
+    assert {("hog", "resource-limit"), ("forker", "resource-limit")} <= issues
+    assert not any(student == "honest" and kind.startswith("resource") for student, kind in issues)
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+@requires_bwrap
+def test_processes_left_running_by_the_cells_are_shown_and_ended():
+    cells = ["import subprocess\n_bg = subprocess.Popen(['sleep', '30.731'])\n", HOSTILE]
+    with StudentProcess(cells, ["honest"], Sandbox(SMALL)) as sp:
+        assert sp.call("honest", 1).value == 2
+    assert "background" in sp.report.usage.hits
+    assert [kind for kind, _ in attention({"score": sp.report.usage.to_dict(1, 1, 1.0)})][:1] == ["resource-limit"]
+    time.sleep(0.3)
+    assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p) == b"sleep\x0030.731\x00"]
