@@ -31,6 +31,7 @@ from pathlib import Path
 
 from . import cgroups
 from .course import Course
+from .feedback import tidy
 
 STATE_FILE = "grade-state.json"
 
@@ -363,8 +364,12 @@ def environment_jobs() -> int:
 # Feedback (read-only on the gradebook, so it runs in parallel safely)
 # --------------------------------------------------------------------------------------------
 def feedback_one(root: str, assignment: str, student: str) -> tuple[str, bool, str]:
+    """nbgrader generate_feedback (forced: manual grades given since are included), then only the
+    pages the student should get are kept."""
+    course = Course(Path(root), assignment)
     try:
-        result = Course(Path(root), assignment).api().generate_feedback(assignment, student, force=True)
+        result = course.api().generate_feedback(assignment, student, force=True)
+        tidy(course, student)
     except Exception:  # noqa: BLE001
         return student, False, _last_lines(traceback.format_exc())
     return student, bool(result.get("success")), _last_lines(result.get("error") or "")

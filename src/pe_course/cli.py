@@ -44,10 +44,21 @@ def _release(course: Course) -> Path | None:
 
 
 def _known_assignment(args, course: Course) -> bool:
-    if args.assignment == course.assignment:
+    """The assignment is this course's, and its gradebook knows it (added from source/ if not)."""
+    if args.assignment != course.assignment:
+        console.print(f"[red]Unknown assignment {args.assignment!r}[/]: this course has {course.assignment!r}.")
+        return False
+    from nbgrader.api import MissingEntry
+
+    try:
+        with course.gradebook() as gb:
+            gb.find_assignment(course.assignment)
         return True
-    console.print(f"[red]Unknown assignment {args.assignment!r}[/]: this course has {course.assignment!r}.")
-    return False
+    except MissingEntry:
+        pass
+    console.print(f"The gradebook has no {course.assignment!r} yet (a fresh clone?): adding it from "
+                  "source/ with nbgrader generate_assignment.")
+    return _release(course) is not None
 
 
 def cmd_build(args) -> int:
@@ -115,8 +126,11 @@ def cmd_grade(args) -> int:
     course = Course.here(args.course)
     if not _known_assignment(args, course):
         return 2
-    if not (course.submitted).is_dir():
-        console.print(f"[red]No submissions[/]: {course.submitted} does not exist (nbgrader collect / zip_collect).")
+    from .batch import submitted_students
+
+    if not submitted_students(course):
+        console.print(f"[red]No submissions[/] in {course.submitted}/<student>/{course.assignment}/ "
+                      "— take them in first (nbgrader collect, or nbgrader zip_collect for an LMS download).")
         return 2
     console.print(f"Sandbox: {Sandbox().isolation}")
     summary, feedback_failures = run_grading(course, args.student or None, args.jobs, args.force)
@@ -165,8 +179,8 @@ def cmd_demo(args) -> int:
     report = _write_report(course)
     console.print(f"6. Report: [bold]{report}[/]" if report else "6. Report: not available")
     console.print(f"Feedback for students: {course.feedback}")
-    console.print(f"Done in {time.monotonic() - started:.0f} s. Try: cd {out} && nbgrader formgrader "
-                  "(manual grading of the written answers)")
+    console.print(f"Done in {time.monotonic() - started:.0f} s. Grade the written answers: cd {out} && "
+                  "pe-course formgrader, then pe-course feedback")
     return 0 if check.ok and not feedback_failures else 1
 
 
@@ -182,6 +196,79 @@ def _write_report(course: Course):
     except ImportError:
         return None
     return write_report(course)
+
+
+def cmd_feedback(args) -> int:
+    """After manual grading: feedback regenerated for everyone, released, and zipped for an LMS."""
+    from .batch import feedback_round
+    from .feedback import zip_for_lms
+
+    course = Course.here(args.course)
+    if not _known_assignment(args, course):
+        return 2
+    with course.gradebook() as gb:
+        students = sorted(s.student.id for s in gb.find_assignment(course.assignment).submissions)
+    if not students:
+        console.print(f"[red]Nothing to give back[/]: no graded submissions of {course.assignment} "
+                      "(run pe-course grade first).")
+        return 2
+    with console.status(f"Generating feedback for {len(students)} students (nbgrader generate_feedback --force)…"):
+        failures = feedback_round(course, students, jobs=args.jobs)
+    for student, why in sorted(failures.items()):
+        console.print(f"[red]feedback failed for {student}[/]: {why}")
+    done = [s for s in students if s not in failures]
+    console.print(f"Feedback generated for {len(done)} students in {course.feedback}/ (HTML pages only).")
+    zips = zip_for_lms(course, done)
+    console.print(f"For an LMS: one zip per student in {zips}/ (upload each as that student's feedback file).")
+    if args.exchange:
+        released = course.api().release_feedback(course.assignment)
+        if released.get("success"):
+            console.print("Released through the nbgrader exchange: students fetch it in the Assignment List.")
+        else:
+            console.print(f"[red]nbgrader release_feedback failed[/]: {_first_line(released.get('error'))}")
+            return 1
+    return 1 if failures else 0
+
+
+def _first_line(text) -> str:
+    lines = [line for line in str(text or "").splitlines() if line.strip()]
+    return lines[-1] if lines else "unknown error"
+
+
+def cmd_formgrader(args) -> int:
+    """Jupyter in the course directory with nbgrader's formgrader open (manual grading)."""
+    import os
+    import secrets
+    import shutil
+    import socket
+    import subprocess
+
+    course = Course.here(args.course)
+    jupyter = shutil.which("jupyter", path=str(Path(sys.executable).parent)) or shutil.which("jupyter")
+    if jupyter is None:
+        console.print("[red]jupyter is not installed[/] in this environment (pip install -e .).")
+        return 2
+    port = args.port
+    if not port:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+    token = secrets.token_hex(16)
+    url = f"http://{args.ip}:{port}/formgrader?token={token}"
+    command = [jupyter, "lab", f"--ServerApp.root_dir={course.root}", f"--ServerApp.ip={args.ip}",
+               f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False"]
+    if os.geteuid() == 0:
+        command.append("--ServerApp.allow_root=True")  # a container or a teaching VM, typically
+    console.print("Formgrader (manual grading of the written answers, with their rubric) at:")
+    print(url, flush=True)  # one unbroken line, whatever the terminal's width
+    console.print(f"Stop with Ctrl-C. Afterwards: pe-course feedback {course.assignment}")
+    with subprocess.Popen(command, cwd=course.root) as server:
+        try:
+            return server.wait()
+        except KeyboardInterrupt:
+            server.terminate()
+            server.wait(timeout=30)
+            return 0
 
 
 def cmd_report(args) -> int:
@@ -235,6 +322,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignment", nargs="?", default=ASSIGNMENT)
     p.add_argument("--out", help="output directory (default: reports/<assignment>)")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("feedback", help="after manual grading: regenerate feedback for everyone (forced), "
+                                        "zip it per student for an LMS, and release it (--exchange)")
+    p.add_argument("assignment", nargs="?", default=ASSIGNMENT)
+    p.add_argument("--jobs", "-j", type=int, default=2, help="parallel worker processes (default 2)")
+    p.add_argument("--exchange", action="store_true", help="also nbgrader release_feedback (nbgrader exchange)")
+    p.set_defaults(func=cmd_feedback)
+
+    p = sub.add_parser("formgrader", help="start Jupyter in the course directory and print the formgrader URL")
+    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    p.add_argument("--ip", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.set_defaults(func=cmd_formgrader)
 
     p = sub.add_parser("demo", help="a whole grading round on a synthetic class in a scratch course directory")
     p.add_argument("--out", help="scratch course directory (default: a new temporary directory)")

@@ -57,6 +57,7 @@ from traitlets import Float, Int, Unicode
 from traitlets.config import LoggingConfigurable
 
 from . import cgroups
+from .feedback import RenderMath
 from .grading import CellResult, NotebookResult, grade_notebook, load_suite
 from .notebook import grade_id, is_test_cell, load_reference
 from .sandbox import Limits, MiB, Sandbox, read_file, write_file
@@ -522,4 +523,4 @@ SANITIZE_PREPROCESSORS = [RepairMetadata, ClearOutput, DeduplicateIds, ForgetDup
 AUTOGRADE_PREPROCESSORS = [SandboxedExecute, ScoreWithGraders, IgnorePattern, ClearMetadataPreprocessor,
                            LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 # nbgrader's feedback shows test cells as restored from source/, hidden region included: strip it.
-FEEDBACK_PREPROCESSORS = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+FEEDBACK_PREPROCESSORS = [GetGrades, ClearHiddenTests, RenderMath, CSSHTMLHeaderPreprocessor]

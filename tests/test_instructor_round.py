@@ -1,0 +1,89 @@
+"""The instructor's round around automatic grading, as the README tells it: formgrader, feedback
+after manual grading (offline formulas, only what students should get, per-student LMS zips), a
+fresh clone's empty gradebook, and empty intake. Real nbgrader, real Jupyter server, real CLI."""
+
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import reference_nb
+
+pytestmark = pytest.mark.slow
+PE_COURSE = str(Path(sys.executable).with_name("pe-course"))
+
+
+def pe_course(root: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([PE_COURSE, *args], cwd=root, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "COLUMNS": "200"}, check=False)
+
+
+def test_formgrader_command_serves_the_formgrader_and_stops_cleanly(course_copy):
+    proc = subprocess.Popen([PE_COURSE, "formgrader"], cwd=course_copy.root, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env={**os.environ, "COLUMNS": "200"})
+    try:
+        url = next(line.strip() for line in proc.stdout if line.startswith("http://127.0.0.1:"))
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                page = opener.open(url, timeout=10)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        assert page.status == 200 and page.url.endswith("/formgrader/manage_assignments")
+        assert "formgrade" in page.read().decode()
+        base = url.split("/formgrader")[0]
+        assignments = json.loads(opener.open(f"{base}/formgrader/api/assignments", timeout=10).read())
+        assert [a["name"] for a in assignments] == ["positional-encoding"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 0
+    assert subprocess.run(["pgrep", "-f", f"root_dir={course_copy.root}"], capture_output=True).returncode == 1
+
+
+def test_feedback_after_manual_grading_carries_the_written_score_offline_and_zipped(course_copy):
+    nb = reference_nb("01_embedding")
+    course_copy.submit("ani", {"01_embedding": nb})
+    (course_copy.root / "submitted" / "ani" / "positional-encoding" / "catatan-pribadi.pdf").write_bytes(b"%PDF")
+    graded = pe_course(course_copy.root, "grade", "positional-encoding")
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    with course_copy.course.gradebook() as gb:  # what a grader does in formgrader
+        grade = gb.find_grade("answer_add_vs_concat", "01_embedding", "positional-encoding", "ani")
+        grade.manual_score = 1.5
+        gb.db.commit()
+    proc = pe_course(course_copy.root, "feedback", "positional-encoding")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    folder = course_copy.root / "feedback" / "ani" / "positional-encoding"
+    assert sorted(p.name for p in folder.iterdir()) == ["01_embedding.html"], "only the pages students get"
+    html = (folder / "01_embedding.html").read_text(encoding="utf-8")
+    assert "1.5 / 2" in html, "the written answer's manual score is in the feedback"
+    assert "<math" in html and "E_\\text{tok}" not in html, "formulas rendered at build time (offline)"
+    with zipfile.ZipFile(course_copy.root / "feedback-zips" / "positional-encoding" / "ani.zip") as zf:
+        assert zf.namelist() == ["positional-encoding/01_embedding.html"]
+
+
+def test_fresh_clone_without_gradebook_adds_the_assignment_instead_of_a_traceback(course_copy):
+    (course_copy.root / "gradebook.db").unlink()
+    report = pe_course(course_copy.root, "report", "positional-encoding")
+    assert report.returncode == 0, report.stdout + report.stderr
+    assert "Traceback" not in report.stdout + report.stderr
+    assert "adding it from source/" in report.stdout
+
+
+def test_empty_intake_is_one_clear_line_and_a_failure(course_copy):
+    (course_copy.root / "submitted").mkdir(exist_ok=True)
+    proc = pe_course(course_copy.root, "grade", "positional-encoding")
+    assert proc.returncode == 2
+    assert "No submissions" in proc.stdout and "Traceback" not in proc.stdout + proc.stderr
