@@ -19,15 +19,34 @@ def pytest_addoption(parser):
 
 
 def submission_notebooks(config) -> list[tuple[str, Path | None]]:
-    """(notebook id, path) pairs; path None means the reference solution of that notebook."""
+    """(notebook id, path) pairs; path None means the reference solution of that notebook.
+
+    A renamed notebook (``01_embedding (1).ipynb``) is graded as the notebook it stands for; a path
+    that does not exist, or holds nothing gradable, is a usage error (never "1 skipped").
+    """
+    import pytest
+
+    from pe_course.intake import canonical_notebook
+
     paths = [Path(p) for p in config.getoption("--submission")]
     if not paths:
         source = Path(__file__).resolve().parents[1] / "source" / "positional-encoding"
         return [(p.stem, None) for p in sorted(source.glob("*.ipynb"))]
     found = []
     for path in paths:
-        if path.is_dir():
-            found += [(p.stem, p) for p in sorted(path.glob("*.ipynb"))]
-        else:
-            found.append((path.stem, path))
+        if not path.exists():
+            raise pytest.UsageError(f"--submission {path}: no such file or folder")
+        files = sorted(path.glob("*.ipynb")) if path.is_dir() else [path]
+        gradable = [(canonical_notebook(p.name), p) for p in files]
+        for name, p in gradable:
+            if name is None:
+                raise pytest.UsageError(f"--submission {p}: not one of the assignment's notebooks "
+                                        "(01_embedding, 02_sinusoidal, 03_rotation, 04_similarity)")
+        if not gradable:
+            raise pytest.UsageError(f"--submission {path}: no notebooks in this folder")
+        found += gradable
     return found
+
+
+def pytest_configure(config):
+    submission_notebooks(config)  # a path that cannot be graded is a usage error before anything runs

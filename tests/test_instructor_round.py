@@ -87,3 +87,42 @@ def test_empty_intake_is_one_clear_line_and_a_failure(course_copy):
     proc = pe_course(course_copy.root, "grade", "positional-encoding")
     assert proc.returncode == 2
     assert "No submissions" in proc.stdout and "Traceback" not in proc.stdout + proc.stderr
+
+
+SLOW_EMBED = "import time\ntime.sleep(8)\n"  # a top-level cell that keeps a worker busy for a while
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "Ctrl-C"])
+def test_interrupting_a_round_stops_everything_and_the_next_run_goes_on(course_copy, how, tmp_path):
+    import tempfile
+
+    from pe_course.batch import grade_round
+
+    for student in ("ani", "budi", "citra", "dewi"):
+        nb = reference_nb("01_embedding")
+        nb.cells.insert(3, __import__("nbformat").v4.new_code_cell(SLOW_EMBED))
+        course_copy.submit(student, {"01_embedding": nb})
+    scratch = Path(tempfile.gettempdir())
+    before = {p.name for p in scratch.glob("pe-sandbox-*")}
+    proc = subprocess.Popen([PE_COURSE, "grade", "--jobs", "2"], cwd=course_copy.root, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            env={**os.environ, "COLUMNS": "200"})
+    time.sleep(6)  # both workers are inside sandboxes now
+    if how == "SIGTERM":
+        proc.send_signal(signal.SIGTERM)  # `kill <pid>`: the main process only
+    else:
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the terminal signals the whole process group
+    started = time.monotonic()
+    out, _ = proc.communicate(timeout=60)
+    assert time.monotonic() - started < 30
+    assert proc.returncode == 130, out
+    assert "Interrupted." in out and "Traceback" not in out
+    time.sleep(0.5)
+    leftovers = subprocess.run(["pgrep", "-f", str(course_copy.root)], capture_output=True, text=True).stdout
+    assert leftovers == "", f"processes left running: {leftovers}"
+    assert subprocess.run(["pgrep", "-f", "/sandbox/worker.py|/sandbox/nbexec.py"], capture_output=True).returncode == 1
+    assert {p.name for p in scratch.glob("pe-sandbox-*")} <= before, "scratch directories left behind"
+    assert not (course_copy.root / ".pe-course" / "work").exists()
+    resumed = grade_round(course_copy.course, jobs=2)  # the gradebook is consistent and the round goes on
+    assert sorted(resumed.graded + resumed.skipped) == ["ani", "budi", "citra", "dewi"]
+    assert all(course_copy.scores()[(s, "01_embedding", "test_embed")] == 3 for s in ("ani", "dewi"))

@@ -35,3 +35,43 @@ def test_zip_collect_names_every_entry_it_does_not_take_in(course_copy):
     for entry in ("../escape.ipynb", "/etc/absolute.ipynb", "budi_12_22_catatan.txt"):
         assert entry in log, f"{entry} skipped without a word:\n{log}"
     assert (course_copy.root / "submitted" / "ani" / "positional-encoding" / "01_embedding.ipynb").is_file()
+
+
+def test_misplaced_and_renamed_notebooks_are_moved_when_unambiguous_and_always_named(tmp_path):
+    from pe_course.intake import tidy_submissions
+
+    submitted = tmp_path / "submitted"
+    (submitted / "ani" / "positional-encoding").mkdir(parents=True)
+    (submitted / "ani" / "positional-encoding" / "01_embedding (1).ipynb").write_text("{}")
+    (submitted / "budi").mkdir()
+    (submitted / "budi" / "02_sinusoidal.ipynb").write_text("{}")
+    (submitted / "citra" / "positional-encoding").mkdir(parents=True)
+    for name in ("03_rotation.ipynb", "03_rotation-1.ipynb", "tugas.ipynb"):
+        (submitted / "citra" / "positional-encoding" / name).write_text("{}")
+    messages = tidy_submissions(submitted, "positional-encoding")
+    assert (submitted / "ani" / "positional-encoding" / "01_embedding.ipynb").is_file()
+    assert (submitted / "budi" / "positional-encoding" / "02_sinusoidal.ipynb").is_file()
+    assert (submitted / "citra" / "positional-encoding" / "03_rotation-1.ipynb").is_file(), "never overwritten"
+    text = "\n".join(messages)
+    assert "ani/positional-encoding/01_embedding (1).ipynb: graded as ani/positional-encoding/01_embedding.ipynb" in text
+    assert "budi/02_sinusoidal.ipynb: graded as" in text
+    assert "03_rotation-1.ipynb: looks like 03_rotation.ipynb, but a notebook of that name is already there" in text
+    assert "tugas.ipynb: not one of the notebooks" in text
+    assert len(messages) == 4
+
+
+@pytest.mark.parametrize(("args", "code"), [(["/nonexistent/01_embedding.ipynb"], 4), (["{tmp}/tugas.ipynb"], 4),
+                                            (["{tmp}/01_embedding (1).ipynb"], 0)])
+def test_pytest_graders_refuses_a_path_it_cannot_grade(tmp_path, args, code):
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    nb = nbformat.writes(reference_nb("01_embedding"))
+    for name in ("tugas.ipynb", "01_embedding (1).ipynb"):
+        (tmp_path / name).write_text(nb)
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(REPO / "graders")]
+    argv += [f"--submission={a.format(tmp=tmp_path)}" for a in args]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
+    assert proc.returncode == code, proc.stdout[-2000:] + proc.stderr[-2000:]

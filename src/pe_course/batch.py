@@ -21,6 +21,8 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
+import sys
 import time
 import traceback
 import uuid
@@ -143,6 +145,7 @@ def build_template(course: Course, path: Path) -> Path:
 
 def grade_one(task: GradeTask) -> GradeOutcome:
     """Worker: nbgrader's Autograde for one student, against a private gradebook and directory."""
+    _exit_if_stopping()
     started = time.monotonic()
     staging = Path(task.staging)
     staging.mkdir(parents=True, exist_ok=True)
@@ -164,6 +167,11 @@ def grade_one(task: GradeTask) -> GradeOutcome:
     except Exception:  # noqa: BLE001 (reported per student; the batch goes on)
         return GradeOutcome(task.student, False, str(staging), task.fingerprint, time.monotonic() - started,
                             error=_last_lines(traceback.format_exc()))
+    finally:
+        from .nbgrader_plugins import close_runner
+
+        close_runner()  # this student's sandboxed notebook runner (also when the worker is told to stop)
+        _exit_if_stopping()
 
 
 def _last_lines(text: str, n: int = 6) -> str:
@@ -247,7 +255,51 @@ def course_notebooks(course: Course) -> list[str]:
 # --------------------------------------------------------------------------------------------
 def local_executor(jobs: int) -> cf.Executor:
     """Local worker processes (fresh interpreters: nothing inherited from the caller)."""
-    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                  initializer=_worker_start)
+
+
+def _worker_start() -> None:
+    """In each worker: the first SIGTERM or SIGINT unwinds like an exception, so its sandboxes and
+    scratch directories are cleaned up; later ones (the pool and the terminal both signal) are ignored
+    so that nothing interrupts that cleanup."""
+    signal.signal(signal.SIGTERM, _stop_worker)
+    signal.signal(signal.SIGINT, _stop_worker)
+
+
+_STOPPING: list[int] = []  # set in a worker that was told to stop
+
+
+def _stop_worker(signum, frame) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _STOPPING.append(signum)
+    sys.exit(128 + signum)
+
+
+def _exit_if_stopping() -> None:
+    """nbgrader swallows SystemExit (a bare ``except:`` in its API): once the unwinding has cleaned up,
+    a worker told to stop leaves for good instead of taking the next queued student."""
+    if _STOPPING:
+        from .nbgrader_plugins import close_runner
+
+        close_runner()
+        os._exit(128 + _STOPPING[0])
+
+
+def stop_workers(executor: cf.Executor) -> None:
+    """End a pool at once (Ctrl-C, SIGTERM): queued tasks dropped, running workers told to stop and
+    given time to end their sandboxes, then killed."""
+    executor.shutdown(wait=False, cancel_futures=True)
+    workers = multiprocessing.active_children()
+    for worker in workers:
+        worker.terminate()
+    deadline = time.monotonic() + 15
+    for worker in workers:
+        worker.join(max(0.1, deadline - time.monotonic()))
+        if worker.is_alive():
+            worker.kill()
+            worker.join(5)
 
 
 def submitted_students(course: Course) -> list[str]:
@@ -297,6 +349,10 @@ def grade_round(course: Course, students: Iterable[str] | None = None, jobs: int
         shutil.rmtree(work_dir, ignore_errors=True)
         with contextlib.suppress(OSError):
             (course.state_dir / "work").rmdir()
+    for student in summary.skipped:  # graded before and unchanged: their records still speak
+        reasons = attention_reasons(course, student)
+        if reasons:
+            summary.attention[student] = reasons
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -309,6 +365,10 @@ def _run_tasks(course, tasks, jobs, executor_factory, state, summary, notify) ->
         broken = False
         try:
             futures = {executor.submit(grade_one, t): t for t in pending.values()}
+        except BaseException:
+            stop_workers(executor)
+            raise
+        try:
             for future in cf.as_completed(futures):
                 task = futures[future]
                 try:
@@ -320,6 +380,9 @@ def _run_tasks(course, tasks, jobs, executor_factory, state, summary, notify) ->
                     outcome = GradeOutcome(task.student, False, task.staging, task.fingerprint, error=repr(exc))
                 pending.pop(task.student, None)
                 _finish(course, outcome, state, summary, notify)
+        except BaseException:  # Ctrl-C, SIGTERM: what was merged stays, the rest is graded next time
+            stop_workers(executor)
+            raise
         finally:
             executor.shutdown(wait=True, cancel_futures=True)
         if broken:
@@ -366,6 +429,7 @@ def environment_jobs() -> int:
 def feedback_one(root: str, assignment: str, student: str) -> tuple[str, bool, str]:
     """nbgrader generate_feedback (forced: manual grades given since are included), then only the
     pages the student should get are kept."""
+    _exit_if_stopping()
     course = Course(Path(root), assignment)
     try:
         result = course.api().generate_feedback(assignment, student, force=True)
@@ -383,7 +447,8 @@ def feedback_round(course: Course, students: Iterable[str], jobs: int = 2,
     students = list(students)
     if not students:
         return failures
-    with executor_factory(jobs) as executor:
+    executor = executor_factory(jobs)
+    try:
         futures = [executor.submit(feedback_one, str(course.root), course.assignment, s) for s in students]
         for future in cf.as_completed(futures):
             student, ok, error = future.result()
@@ -391,11 +456,17 @@ def feedback_round(course: Course, students: Iterable[str], jobs: int = 2,
                 failures[student] = error or "generate_feedback failed"
             if on_done:
                 on_done(student, ok)
+    except BaseException:
+        stop_workers(executor)
+        raise
+    executor.shutdown(wait=True)
     return failures
 
 
-def score_table(course: Course) -> tuple[list[str], list[tuple[str, list[float | None], float, float]]]:
-    """(notebooks, rows of (student, score per notebook, total, max)) from the course gradebook."""
+def score_table(course: Course) -> tuple[list[str], list[tuple[str, list[float | None], float, float, int]]]:
+    """(notebooks, rows of (student, score per notebook, total, max, written answers awaiting a
+    grader)) from the course gradebook."""
+    from .export import pending_manual_grades
 
     with course.gradebook() as gb:
         assignment = gb.find_assignment(course.assignment)
@@ -403,5 +474,6 @@ def score_table(course: Course) -> tuple[list[str], list[tuple[str, list[float |
         rows = []
         for sub in sorted(assignment.submissions, key=lambda s: s.student.id):
             by_name = {nb.name: nb.score for nb in sub.notebooks}
-            rows.append((sub.student.id, [by_name.get(n) for n in notebooks], sub.score, sub.max_score))
+            rows.append((sub.student.id, [by_name.get(n) for n in notebooks], sub.score, sub.max_score,
+                         pending_manual_grades(sub)))
     return notebooks, rows

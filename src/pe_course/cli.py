@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -127,7 +128,10 @@ def cmd_grade(args) -> int:
     if not _known_assignment(args, course):
         return 2
     from .batch import submitted_students
+    from .intake import tidy_submissions
 
+    for message in tidy_submissions(course.submitted, course.assignment):
+        console.print(f"Intake: {message}")
     if not submitted_students(course):
         console.print(f"[red]No submissions[/] in {course.submitted}/<student>/{course.assignment}/ "
                       "— take them in first (nbgrader collect, or nbgrader zip_collect for an LMS download).")
@@ -259,7 +263,7 @@ def cmd_formgrader(args) -> int:
                f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False"]
     if os.geteuid() == 0:
         command.append("--ServerApp.allow_root=True")  # a container or a teaching VM, typically
-    console.print("Formgrader (manual grading of the written answers, with their rubric) at:")
+    console.print("Formgrader (manual grading of the written answers) at:")
     print(url, flush=True)  # one unbroken line, whatever the terminal's width
     console.print(f"Stop with Ctrl-C. Afterwards: pe-course feedback {course.assignment}")
     with subprocess.Popen(command, cwd=course.root) as server:
@@ -286,10 +290,15 @@ def print_round(course: Course, summary, feedback_failures: dict[str, str]) -> N
     from .batch import score_table
 
     notebooks, rows = score_table(course)
-    table = Table("student", *notebooks, "total", title=f"Scores: {course.assignment}")
-    for student, scores, total, maximum in rows:
-        table.add_row(student, *("-" if s is None else f"{s:g}" for s in scores), f"{total:g}/{maximum:g}")
+    table = Table("student", *notebooks, "total", "written answers", title=f"Scores: {course.assignment}")
+    for student, scores, total, maximum, pending in rows:
+        table.add_row(student, *("-" if s is None else f"{s:g}" for s in scores), f"{total:g}/{maximum:g}",
+                      f"{pending} to grade" if pending else "graded")
     console.print(table)
+    waiting = sum(1 for row in rows if row[4])
+    if waiting:
+        console.print(f"{waiting} students have written answers to grade: pe-course formgrader, then "
+                      f"pe-course feedback {course.assignment}.")
     console.print(f"Graded {len(summary.graded)}, skipped (unchanged) {len(summary.skipped)}, "
                   f"failed {len(summary.failed)} in {summary.seconds:.1f} s.")
     needs = {**{s: [f"grading failed: {why}"] for s, why in summary.failed.items()}, **summary.attention}
@@ -303,7 +312,17 @@ def print_round(course: Course, summary, feedback_failures: dict[str, str]) -> N
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pe-course", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="pe-course", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Grade the Positional Encoding notebooks with nbgrader and the hidden graders.",
+        epilog="A grading round, from the course directory:\n"
+               "  pe-course build                          self-validate the graders, then release\n"
+               "  nbgrader zip_collect positional-encoding  take in an LMS download (or nbgrader collect)\n"
+               "  pe-course grade                          autograde in parallel, with feedback\n"
+               "  pe-course formgrader                     grade the written answers in nbgrader's formgrader\n"
+               "  pe-course feedback                       feedback with the written scores, LMS zips\n"
+               "  pe-course report                         HTML report and grades.csv\n"
+               "Try it on a synthetic class: pe-course demo")
     parser.add_argument("--course", type=Path, default=None, help="course directory (default: found from here)")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -353,7 +372,17 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", message=".*cell id.*")
     parser = build_parser()
     args = parser.parse_args(argv)
-    return args.func(args)
+    signal.signal(signal.SIGTERM, _interrupted)  # `kill <pid>` ends a round as cleanly as Ctrl-C
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        console.print("[yellow]Interrupted.[/] Workers and their sandboxes are stopped; every student graded so "
+                      "far is in the gradebook; run the same command again to go on from there.")
+        return 130
+
+
+def _interrupted(signum, frame):
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -66,6 +66,43 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
         return info
 
 
+def tidy_submissions(submitted: Path, assignment: str, notebooks: tuple[str, ...] = NOTEBOOKS) -> list[str]:
+    """Put misplaced or renamed notebooks where nbgrader looks for them; say what was done or not.
+
+    ``submitted/<id>/01_embedding.ipynb`` (no assignment folder) and
+    ``submitted/<id>/<assignment>/01_embedding (1).ipynb`` are moved to
+    ``submitted/<id>/<assignment>/01_embedding.ipynb`` when that is unambiguous (one candidate, and no
+    notebook of that name already there); anything else is left alone and named. Nothing is deleted.
+    """
+    messages: list[str] = []
+    if not submitted.is_dir():
+        return messages
+    for student_dir in sorted(p for p in submitted.iterdir() if p.is_dir()):
+        target = student_dir / assignment
+        loose = sorted(p for p in student_dir.glob("*.ipynb") if p.is_file())
+        inside = sorted(p for p in target.glob("*.ipynb") if p.is_file()) if target.is_dir() else []
+        stray = loose + [p for p in inside if p.stem not in notebooks]
+        by_name: dict[str, list[Path]] = {}
+        for path in stray:
+            name = canonical_notebook(path.name, notebooks)
+            if name is None:
+                messages.append(f"{path.relative_to(submitted)}: not one of the notebooks "
+                                f"{', '.join(notebooks)}; left alone (not graded)")
+            else:
+                by_name.setdefault(name, []).append(path)
+        for name, paths in sorted(by_name.items()):
+            dest = target / f"{name}.ipynb"
+            shown = ", ".join(str(p.relative_to(submitted)) for p in paths)
+            if dest.exists() or len(paths) > 1:
+                why = "a notebook of that name is already there" if dest.exists() else "more than one candidate"
+                messages.append(f"{shown}: looks like {name}.ipynb, but {why}; left alone (not graded)")
+                continue
+            target.mkdir(exist_ok=True)
+            paths[0].rename(dest)
+            messages.append(f"{shown}: graded as {dest.relative_to(submitted)} (moved)")
+    return messages
+
+
 def skipped_entries(archive: Path) -> list[tuple[str, str]]:
     """(entry, why) for the entries of a zip archive that will not be taken in."""
     out = []
