@@ -75,3 +75,36 @@ def test_pytest_graders_refuses_a_path_it_cannot_grade(tmp_path, args, code):
     argv += [f"--submission={a.format(tmp=tmp_path)}" for a in args]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
     assert proc.returncode == code, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_moodle_download_with_a_roster_through_zip_collect(course_copy):
+    import zipfile
+
+    nb = nbformat.writes(reference_nb("01_embedding")).encode()
+    archive = course_copy.root / "downloaded" / "positional-encoding" / "archive" / "moodle.zip"
+    archive.parent.mkdir(parents=True)
+    entries = {  # folders (the default) and flat files, as Moodle's "Download all submissions" writes them
+        "Ani Lestari_101_assignsubmission_file_/01_embedding.ipynb": ((2026, 11, 20, 9, 15, 0), nb),
+        "Budi Santoso_102_assignsubmission_file_/01_Embedding (1).ipynb": ((2026, 11, 21, 23, 59, 58), nb),
+        "Citra Dewi_103_assignsubmission_file_01_embedding.ipynb": ((2026, 11, 22, 8, 0, 0), nb),
+        "Dwi Hartono_104_assignsubmission_file_/laporan.pdf": ((2026, 11, 22, 8, 0, 0), b"%PDF"),
+        "Eko Prasetyo_105_assignsubmission_file_/01_embedding.ipynb": ((2026, 11, 23, 10, 0, 0), nb),
+    }
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name, (when, data) in entries.items():
+            zf.writestr(zipfile.ZipInfo(name, date_time=when), data)
+    (course_copy.root / "roster.csv").write_text(
+        "Identifier,Full name,ID number\nParticipant 101,Ani Lestari,2306001\nParticipant 102,Budi Santoso,2306002\n"
+        ",Citra Dewi,2306003\nParticipant 104,Dwi Hartono,2306004\n", encoding="utf-8")
+    config = course_copy.root / "nbgrader_config.py"
+    config.write_text(config.read_text() + '\nc.LmsFileNameCollector.roster = "roster.csv"\n')
+    proc = course_copy.nbgrader("zip_collect", "positional-encoding", check=True)
+    log = proc.stdout + proc.stderr
+    submitted = course_copy.root / "submitted"
+    assert sorted(p.name for p in submitted.iterdir()) == ["2306001", "2306002", "2306003", "eko-prasetyo"]
+    for sid in ("2306001", "2306002", "2306003", "eko-prasetyo"):
+        assert (submitted / sid / "positional-encoding" / "01_embedding.ipynb").is_file()
+    assert (submitted / "2306002" / "positional-encoding" / "timestamp.txt").read_text().startswith("2026-11-21 23:59:58")
+    assert "Eko Prasetyo (participant 105) is not on the roster" in log
+    assert "laporan.pdf" in log

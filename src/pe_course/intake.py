@@ -1,11 +1,21 @@
 """Taking submissions in the way an LMS hands them over, through ``nbgrader zip_collect``.
 
-An LMS bulk download (Canvas style) is a zip of flat files named
-``<login>_[late_]<user id>_<submission id>_<file name>``, where the LMS renames re-uploads
-(``01_embedding-1.ipynb``) and students rename files (``01_embedding (1).ipynb``, ``01_Embedding.ipynb``).
-:class:`LmsFileNameCollector` maps each file to the student and to the assignment's notebook name so
-that ``nbgrader zip_collect positional-encoding`` fills ``submitted/`` correctly; files that match no
-notebook are skipped with a warning naming them.
+An LMS bulk download is a zip; :class:`LmsFileNameCollector` maps each file in it to the student and
+to the assignment's notebook name so that ``nbgrader zip_collect positional-encoding`` fills
+``submitted/`` correctly. It understands:
+
+- **Canvas**: flat files ``<login>_[late_]<user id>_<submission id>_<file name>``;
+- **Moodle** (SPADA and other Indonesian university Moodles): one folder per submission,
+  ``<Full Name>_<participant id>_assignsubmission_file_/<file name>``, or the same as flat files
+  ``<Full Name>_<participant id>_assignsubmission_file_<file name>``. Moodle names students by their
+  full name; an optional roster CSV (``c.LmsFileNameCollector.roster = "roster.csv"``, columns such as
+  ``Full name``/``Nama``, ``Identifier``/``Participant`` and ``ID number``/``NPM``/``student_id``)
+  maps them to student ids; without one, the id is the name in lower case with dashes.
+
+Renamed files (``01_embedding-1.ipynb``, ``01_embedding (1).ipynb``, ``01_Embedding.ipynb``) map to
+the right notebook; files that match no notebook are skipped with a warning naming them. Each file's
+time as stored in the archive is carried into nbgrader as the submission's timestamp, so nbgrader's
+late-submission plugin can apply the course's policy; Canvas's ``late_`` flag is logged.
 
 Archive entries that cannot be extracted safely (``..`` in the path, absolute paths — nbgrader's
 extraction drops them without a word) and entries that are not notebooks are named in a warning by
@@ -46,24 +56,118 @@ def canonical_notebook(file_name: str, notebooks: list[str] | tuple[str, ...] = 
     return by_number[0] if len(by_number) == 1 else None
 
 
-class LmsFileNameCollector(FileNameCollectorPlugin):
-    """FileNameCollector for LMS downloads: student from the file name, notebook name normalised."""
+MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_(?P<participant>\d+)_assignsubmission_[a-z]+_$")
+MOODLE_FLAT = re.compile(r"^(?P<name>.+?)_(?P<participant>\d+)_assignsubmission_file_(?P<file>.+)$")
+TIMESTAMPS = ".pe-course-archive-times.json"  # written next to the extracted files by ReportingExtractor
 
-    named_regexp = Unicode(CANVAS_PATTERN, help="Regexp with student_id and file_id groups.").tag(config=True)
+
+def slug(name: str) -> str:
+    """A student id made from a full name: ``Ani Lestari`` -> ``ani-lestari``."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "tanpa-nama"
+
+
+def read_roster(path: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """(participant id -> student id, normalised full name -> student id) from a roster CSV."""
+    import csv
+
+    by_participant: dict[str, str] = {}
+    by_name: dict[str, str] = {}
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        for row in csv.DictReader(fh):
+            cols = {k.strip().lower(): (v or "").strip() for k, v in row.items() if k}
+            sid = next((cols[k] for k in ("student_id", "id number", "idnumber", "npm", "nim", "username")
+                        if cols.get(k)), "")
+            if not sid:
+                continue
+            name = next((cols[k] for k in ("full name", "fullname", "name", "nama") if cols.get(k)), "")
+            if name:
+                by_name[slug(name)] = sid
+            participant = re.sub(r"\D", "", next((cols[k] for k in ("identifier", "participant") if cols.get(k)), ""))
+            if participant:
+                by_participant[participant] = sid
+    return by_participant, by_name
+
+
+class LmsFileNameCollector(FileNameCollectorPlugin):
+    """FileNameCollector for Canvas and Moodle downloads: student from the names, notebook normalised."""
+
+    named_regexp = Unicode(CANVAS_PATTERN, help="Regexp with student_id and file_id groups (Canvas).").tag(config=True)
     notebooks = List(list(NOTEBOOKS), help="Notebook names of the assignment.").tag(config=True)
+    roster = Unicode("", help="CSV mapping Moodle names (or participant ids) to student ids; "
+                              "relative to the course directory.").tag(config=True)
 
     def collect(self, submitted_file: str):
-        info = super().collect(submitted_file)
+        info = self._canvas(submitted_file) or self._moodle(submitted_file)
         if not info:
+            self.log.warning("Skipping %s: not a Canvas or Moodle submission file name", submitted_file)
             return None
         name = canonical_notebook(info["file_id"], self.notebooks)
         if name is None:
             self.log.warning("Skipping %s: it is not one of the assignment's notebooks %s",
                              submitted_file, ", ".join(self.notebooks))
             return None
-        info["student_id"] = info["student_id"].lower()
         info["file_id"] = f"{name}.ipynb"
+        stamp = _archive_time(Path(submitted_file))
+        if stamp:
+            info["timestamp"] = stamp
         return info
+
+    def _canvas(self, submitted_file: str) -> dict | None:
+        match = re.match(self.named_regexp, submitted_file)
+        if not match:
+            return None
+        if "_late_" in os.path.basename(submitted_file):
+            self.log.warning("%s: the LMS marked this submission late", os.path.basename(submitted_file))
+        return {"student_id": match.group("student_id").lower(), "file_id": match.group("file_id")}
+
+    def _moodle(self, submitted_file: str) -> dict | None:
+        path = Path(submitted_file)
+        folder, flat = MOODLE_FOLDER.match(path.parent.name), MOODLE_FLAT.match(path.name)
+        if folder:
+            name, participant, file_id = folder.group("name"), folder.group("participant"), path.name
+        elif flat:
+            name, participant, file_id = flat.group("name"), flat.group("participant"), flat.group("file")
+        else:
+            return None
+        return {"student_id": self._student_id(name, participant), "file_id": file_id}
+
+    def _student_id(self, name: str, participant: str) -> str:
+        if not self.roster:
+            return slug(name)
+        by_participant, by_name = self._roster()
+        sid = by_participant.get(participant) or by_name.get(slug(name))
+        if sid is None:
+            self.log.warning("%s (participant %s) is not on the roster %s: taken in as %s",
+                             name, participant, self.roster, slug(name))
+            return slug(name)
+        return sid
+
+    def _roster(self) -> tuple[dict[str, str], dict[str, str]]:
+        if not hasattr(self, "_roster_cache"):
+            path = Path(self.roster)
+            if not path.is_absolute():
+                root = getattr(getattr(self.parent, "coursedir", None), "root", None) or os.getcwd()
+                path = Path(root) / path
+            self._roster_cache = read_roster(path)
+        return self._roster_cache
+
+
+def _archive_time(path: Path) -> str:
+    """The time the archive stored for this extracted file (ISO, UTC as written), or ""."""
+    import json
+
+    for folder in path.parents:
+        sidecar = folder / TIMESTAMPS
+        if sidecar.is_file():
+            try:
+                times = json.loads(sidecar.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return ""
+            return str(times.get(str(path.relative_to(folder)), ""))
+    return ""
 
 
 def tidy_submissions(submitted: Path, assignment: str, notebooks: tuple[str, ...] = NOTEBOOKS) -> list[str]:
@@ -122,9 +226,14 @@ def skipped_entries(archive: Path) -> list[tuple[str, str]]:
 
 
 class ReportingExtractor(ExtractorPlugin):
-    """nbgrader's extractor, naming every archive entry that will not be taken in."""
+    """nbgrader's extractor, naming every archive entry that will not be taken in, and keeping each
+    entry's stored time for the collector (the submission timestamps)."""
 
     def extract(self, archive_path: str, extracted_path: str) -> None:
+        import datetime
+        import json
+
+        times: dict[str, str] = {}
         for root, _, files in os.walk(archive_path):
             for name in files:
                 path = Path(root) / name
@@ -134,7 +243,14 @@ class ReportingExtractor(ExtractorPlugin):
                         self.log.warning("Skipping %s in %s: %s", entry, path.name, why)
                     if len(skipped) > 200:
                         self.log.warning("... and %d more skipped entries in %s", len(skipped) - 200, path.name)
+                    rel = Path(root).relative_to(archive_path) / path.stem  # nbgrader extracts into <zip stem>/
+                    with zipfile.ZipFile(path) as zf:
+                        for entry in zf.infolist():
+                            if not entry.is_dir():
+                                stamp = datetime.datetime(*entry.date_time).isoformat()
+                                times[str(rel / entry.filename)] = stamp
         super().extract(archive_path, extracted_path)
+        Path(extracted_path, TIMESTAMPS).write_text(json.dumps(times), encoding="utf-8")
 
 
 def lms_zip(path: Path, files: dict[str, bytes]) -> Path:
