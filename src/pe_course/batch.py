@@ -236,7 +236,7 @@ def attention_reasons(course: Course, student: str) -> list[str]:
             reasons.append(f"{name}: no grading record")
             continue
         for note in record.get("notes", []):
-            reasons.append(f"{name}: {note.split(':')[0]}")
+            reasons.append(f"{name}: {str(note)[:160]}")  # the note's kind and what happened
         for cell in record.get("cells", []):
             if cell["status"] in ("timeout", "crashed", "resource-limit"):
                 reasons.append(f"{name}: {cell['grade_id']} {cell['status']}")
@@ -265,6 +265,12 @@ def _worker_start() -> None:
     so that nothing interrupts that cleanup."""
     signal.signal(signal.SIGTERM, _stop_worker)
     signal.signal(signal.SIGINT, _stop_worker)
+    # Workers never write to the terminal (the main process owns it: progress bar, summary); what
+    # nbgrader logs for a student comes back in that student's outcome.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    warnings.filterwarnings("ignore", module="nbformat")  # students' notebooks often lack cell ids
 
 
 _STOPPING: list[int] = []  # set in a worker that was told to stop
@@ -470,10 +476,11 @@ def score_table(course: Course) -> tuple[list[str], list[tuple[str, list[float |
 
     with course.gradebook() as gb:
         assignment = gb.find_assignment(course.assignment)
-        notebooks = [nb.name for nb in assignment.notebooks]
+        notebooks = [f"{nb.name} (/{nb.max_score:g})" for nb in assignment.notebooks]
         rows = []
         for sub in sorted(assignment.submissions, key=lambda s: s.student.id):
             by_name = {nb.name: nb.score for nb in sub.notebooks}
-            rows.append((sub.student.id, [by_name.get(n) for n in notebooks], sub.score, sub.max_score,
+            rows.append((sub.student.id, [by_name.get(nb.name) for nb in assignment.notebooks], sub.score,
+                         sub.max_score,
                          pending_manual_grades(sub)))
     return notebooks, rows

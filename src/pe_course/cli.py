@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .course import ASSIGNMENT, Course
@@ -292,7 +293,7 @@ def print_round(course: Course, summary, feedback_failures: dict[str, str]) -> N
     notebooks, rows = score_table(course)
     table = Table("student", *notebooks, "total", "written answers", title=f"Scores: {course.assignment}")
     for student, scores, total, maximum, pending in rows:
-        table.add_row(student, *("-" if s is None else f"{s:g}" for s in scores), f"{total:g}/{maximum:g}",
+        table.add_row(escape(student), *("-" if s is None else f"{s:g}" for s in scores), f"{total:g}/{maximum:g}",
                       f"{pending} to grade" if pending else "graded")
     console.print(table)
     waiting = sum(1 for row in rows if row[4])
@@ -307,7 +308,7 @@ def print_round(course: Course, summary, feedback_failures: dict[str, str]) -> N
     if needs:
         attention = Table("student", "needs attention because", title="Students needing attention")
         for student in sorted(needs):
-            attention.add_row(student, "\n".join(needs[student]))
+            attention.add_row(escape(student), "\n".join(escape(why) for why in needs[student]))
         console.print(attention)
 
 
