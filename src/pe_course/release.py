@@ -42,6 +42,11 @@ def release_problems(release_dir: Path, source_dir: Path) -> list[str]:
     released = {p.name: nbformat.read(p, as_version=4) for p in sorted(Path(release_dir).glob("*.ipynb"))}
     if set(sources) != set(released):
         problems.append(f"release notebooks {sorted(released)} differ from source notebooks {sorted(sources)}")
+    for name, nb in sources.items():
+        hidden = [grade_id(c) or str(i) for i, c in enumerate(nb.cells) if HIDDEN_MARKER in c.source]
+        if hidden:  # graders/ decides the scores: a hidden region here would look like grading that is not
+            problems.append(f"source {name}: '### BEGIN HIDDEN TESTS' in {', '.join(hidden)}; put hidden checks "
+                            "in graders/ instead")
     for name, nb in released.items():
         solution_lines = _solution_lines(sources.get(name))
         for index, cell in enumerate(nb.cells):
