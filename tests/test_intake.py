@@ -108,3 +108,12 @@ def test_moodle_download_with_a_roster_through_zip_collect(course_copy):
     assert (submitted / "2306002" / "positional-encoding" / "timestamp.txt").read_text().startswith("2026-11-21 23:59:58")
     assert "Eko Prasetyo (participant 105) is not on the roster" in log
     assert "laporan.pdf" in log
+    # nbgrader's late-submission policy sees the archive's times: budi's file came after the due date
+    with course_copy.course.gradebook() as gb:
+        gb.update_or_create_assignment("positional-encoding", duedate="2026-11-21 12:00:00")
+    from pe_course.batch import grade_round
+    from pe_course.report import collect
+
+    grade_round(course_copy.course, students=["2306001", "2306002"], jobs=2)
+    late = {(i.student, i.detail.split(" (")[0]) for i in collect(course_copy.course).issues if i.kind == "late"}
+    assert late == {("2306002", "submitted 12.0 h after the due date")}

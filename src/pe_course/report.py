@@ -48,6 +48,7 @@ ISSUE_TEXT = {
     "record-mismatch": "the .grading.json record names another student",
     "timeout": "time-out",
     "crashed": "crash while grading",
+    "late": "submitted after the due date",
     "resource-limit": "went over a resource-group limit (memory, processes, CPU or scratch files)",
     "resource-near": "came close to a resource-group limit",
     "unreadable-notebook": "unreadable notebook: the released stub was graded instead",
@@ -277,6 +278,11 @@ def collect(course: Course) -> ReportData:
             by_nb = {snb.name: snb for snb in sub.notebooks}
             report = StudentReport(sub.student.id, {}, float(sub.score or 0.0),
                                    float(sub.late_submission_penalty or 0.0))
+            late = float(sub.total_seconds_late or 0.0)
+            if late > 0:  # the timestamp the LMS stored (zip_collect) or nbgrader's exchange, after the due date
+                report.issues.append(Issue(sub.student.id, "", "late",
+                                           f"submitted {late / 3600:.1f} h after the due date "
+                                           f"(timestamp {sub.timestamp}, penalty {report.penalty:g})"))
             for name in notebooks:
                 snb = by_nb.get(name)
                 report.scores[name] = float(snb.score or 0.0) if snb is not None else 0.0
