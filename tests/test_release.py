@@ -389,3 +389,15 @@ def test_visible_check_messages_are_indonesian(name):
             found = words(message)
             assert found & INDONESIAN, f"{name} {gid(c)}: assert message not in Indonesian: {message!r}"
             assert not found & ENGLISH, f"{name} {gid(c)}: English in assert message: {message!r}"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_released_text_speaks_in_one_register(name):
+    """Students are addressed as "Anda" everywhere; the calque "Semua cek terlihat" and decimal commas are gone."""
+    import re
+
+    text = "\n".join(c.source for c in release_nb(name).cells)
+    assert not re.search(r"\bkamu\b|\b\w+mu\b(?<!\bilmu)", text, flags=re.IGNORECASE), "another register than 'Anda'"
+    assert "cek terlihat" not in text
+    prose = "\n".join(c.source for c in release_nb(name).cells if c.cell_type == "markdown")
+    assert not re.search(r"\b\d+,\d+\b", re.sub(r"`[^`]*`|\$[^$]*\$", "", prose)), "decimal comma in the prose"
