@@ -1,6 +1,7 @@
 """Example cases stored as data in ``cases/<function>.json``.
 
-Each case: ``{"name": ..., "args": [...], "public": true}``. An argument written as
+Each case: ``{"name": ..., "args": [...], "public": true}`` (``public``: the case is also one of the
+notebook's visible examples; every failing input is shown to the student either way). An argument written as
 ``{"array": [...], "dtype": "float64"}`` becomes a NumPy array; anything else is passed as it is.
 Only inputs are stored: expected values come from the reference solution.
 """
