@@ -95,6 +95,22 @@ def test_ctrl_c_leaves_a_consistent_gradebook_and_the_next_run_resumes(make_cour
 
 
 def test_killed_grading_process_resumes(course_copy):
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    scratch_before = set(Path(tempfile.gettempdir()).glob("pe-sandbox-*"))
+    try:
+        _killed_grading_process_resumes(course_copy)
+    finally:  # SIGKILL leaves the killed round's scratch and groups behind: nothing could run to remove them
+        for path in set(Path(tempfile.gettempdir()).glob("pe-sandbox-*")) - scratch_before:
+            shutil.rmtree(path, ignore_errors=True)
+        from pe_course import cgroups
+
+        cgroups.sweep_stale(older_than=0)
+
+
+def _killed_grading_process_resumes(course_copy):
     _submit_class(course_copy)
     exe = os.path.join(os.path.dirname(sys.executable), "pe-course")
     proc = subprocess.Popen([exe, "grade", "--jobs", "2"], cwd=course_copy.root, stdout=subprocess.DEVNULL,

@@ -7,6 +7,7 @@ memory and process counts are read from /proc while the hostile code runs.
 
 from __future__ import annotations
 
+import os
 import textwrap
 import threading
 import time
@@ -253,3 +254,22 @@ def test_processes_left_running_by_the_cells_are_shown_and_ended():
     assert [kind for kind, _ in attention({"score": sp.report.usage.to_dict(1, 1, 1.0)})][:1] == ["resource-limit"]
     time.sleep(0.3)
     assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p) == b"sleep\x0030.731\x00"]
+
+
+def test_groups_left_by_a_killed_grader_are_swept():
+    from pe_course import cgroups
+
+    mech = mechanism()
+    parent = next(iter(mech.parents.values()))
+    stale, fresh = parent / "pe-sandbox-stale-test", parent / "pe-sandbox-fresh-test"
+    stale.mkdir()
+    fresh.mkdir()
+    try:
+        os.utime(stale, (time.time() - 3600, time.time() - 3600))
+        cgroups.sweep_stale(cgroups.Mechanism(mech.version, {"only": parent}))
+        assert not stale.exists(), "an empty, old group is removed"
+        assert fresh.exists(), "a group that may still be set up is kept"
+    finally:
+        for path in (stale, fresh):
+            if path.exists():
+                path.rmdir()

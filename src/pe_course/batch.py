@@ -336,6 +336,7 @@ def grade_round(course: Course, students: Iterable[str] | None = None, jobs: int
     graders = graders_fingerprint(course)
     work_dir = course.state_dir / "work" / uuid.uuid4().hex[:8]
     work_dir.mkdir(parents=True, exist_ok=True)
+    cgroups.sweep_stale()  # what an earlier round killed with SIGKILL could not remove itself
     tasks = []
     try:
         template = build_template(course, work_dir / "template.db")

@@ -173,6 +173,27 @@ def mechanism() -> Mechanism | None:
     return _v2() or _v1()
 
 
+STALE_AFTER = 60.0  # seconds: a group is joined milliseconds after it is made
+
+
+def sweep_stale(mech: Mechanism | None = None, older_than: float = STALE_AFTER) -> int:
+    """Remove empty sandbox groups left by a grader that was killed outright (``kill -9``): they
+    hold no process and are older than any group still being set up. How many were removed."""
+    mech = mech or mechanism()
+    if mech is None:
+        return 0
+    removed, now = 0, time.time()
+    for parent in mech.parents.values():
+        for path in parent.glob("pe-sandbox-*"):
+            try:
+                if now - path.stat().st_mtime >= older_than and not (path / "cgroup.procs").read_text().strip():
+                    path.rmdir()
+                    removed += 1
+            except OSError:
+                continue  # in use, or removed meanwhile
+    return removed
+
+
 def _read_int(path: Path, default: int = 0) -> int:
     try:
         text = path.read_text().strip()
