@@ -195,6 +195,19 @@ def embed_take(ids, tok_table, pos_table):
         raise ValueError("panjang melebihi block_size")
     return np.take(tok_table, ids, axis=0) + np.asarray(pos_table)[: len(ids)]
 
+def rope_as_hints_say(x, positions=None, base=10000.0):
+    """The notebook's hints followed literally: np.arange or np.asarray(positions, dtype=float), then phi."""
+    x = np.asarray(x, dtype=float)
+    t, d = x.shape
+    if d % 2:
+        raise ValueError("d ganjil")
+    positions = np.arange(t) if positions is None else np.asarray(positions, dtype=float)
+    phi = positions[:, None] * (base ** (-np.arange(0, d, 2) / d))[None, :]
+    out = np.empty_like(x)
+    out[:, 0::2] = x[:, 0::2] * np.cos(phi) - x[:, 1::2] * np.sin(phi)
+    out[:, 1::2] = x[:, 0::2] * np.sin(phi) + x[:, 1::2] * np.cos(phi)
+    return out
+
 def rope_llama(x, positions=None, base=10000.0):
     """LLaMA's formulation: view each pair (x[2i], x[2i+1]) as one complex number, times e^{i m theta_i}."""
     x = np.asarray(x, dtype=float)
@@ -219,7 +232,7 @@ ALTERNATIVES = {
         "embed_backward": [backward_onehot, backward_loop],
         "frequencies": [freq_loop, freq_exp], "positional_encoding": [pe_loop, pe_complex],
         "rotation_matrix": [rot_loop, rot_complex], "shift_encoding": [shift_matrix, shift_complex],
-        "apply_rope": [rope_loop, rope_llama, rope_complex], "rope_scores": [scores_complex, scores_einsum, scores_loop],
+        "apply_rope": [rope_loop, rope_as_hints_say, rope_llama, rope_complex], "rope_scores": [scores_complex, scores_einsum, scores_loop],
         "position_similarity": [sim_loop, sim_normalize], "offset_similarity": [offset_loop, offset_complex],
         "self_attention": [att_loop, att_logsumexp]}
 

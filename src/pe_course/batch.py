@@ -287,9 +287,6 @@ def _exit_if_stopping() -> None:
     """nbgrader swallows SystemExit (a bare ``except:`` in its API): once the unwinding has cleaned up,
     a worker told to stop leaves for good instead of taking the next queued student."""
     if _STOPPING:
-        from .nbgrader_plugins import close_runner
-
-        close_runner()
         os._exit(128 + _STOPPING[0])
 
 

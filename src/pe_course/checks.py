@@ -220,8 +220,7 @@ class Grader:
         """The student's result, or CheckFailed saying what went wrong and on which input."""
         outcome = self.outcome(fn, *args, **kwargs)
         if not outcome.ok:
-            raise CheckFailed(describe_failure(fn, outcome, args, kwargs), input=show_call(fn, args, kwargs),
-                              obtained=_obtained(outcome))
+            raise _no_value(fn, outcome, args, kwargs)
         return outcome.value
 
     # -- comparing ---------------------------------------------------------------------------
@@ -232,13 +231,11 @@ class Grader:
         if expected.kind == "raised":
             self.expect_raises(fn, expected.error, *args, **kwargs)
             return None
-        shown = show_call(fn, args, kwargs)
         outcome = self.outcome(fn, *args, **kwargs)
         if not outcome.ok:
-            raise CheckFailed(describe_failure(fn, outcome, args, kwargs), input=shown,
-                              expected=brief(expected.value), obtained=_obtained(outcome))
+            raise _no_value(fn, outcome, args, kwargs, expected=brief(expected.value))
         assert_close(outcome.value, expected.value, what=what or f"keluaran `{fn}`", rtol=rtol, atol=atol,
-                     inputs=shown)
+                     inputs=show_call(fn, args, kwargs))
         return outcome.value
 
     def expect_raises(self, fn: str, error: str, *args: Any, **kwargs: Any) -> None:
@@ -254,8 +251,7 @@ class Grader:
             raise CheckFailed(f"`{fn}` seharusnya melempar {error} untuk input {shown}, tetapi mengembalikan "
                               f"{brief(outcome.value)}.", input=shown, expected=error,
                               obtained=brief(outcome.value))
-        raise CheckFailed(describe_failure(fn, outcome, args, kwargs), input=shown, expected=error,
-                          obtained=_obtained(outcome))
+        raise _no_value(fn, outcome, args, kwargs, expected=error)
 
     # -- generated inputs ----------------------------------------------------------------------
     def for_all(self, strategy_factory: Callable[[], Any], n: int, body: Callable[[Any], None]) -> None:
@@ -278,6 +274,12 @@ class Grader:
             smallest = shrunk
         body(smallest)  # raises CheckFailed with the message for that input
         raise CheckFailed("Hasil tidak konsisten: pemanggilan yang sama memberi hasil berbeda.")
+
+
+def _no_value(fn: str, outcome: Outcome, args: tuple, kwargs: dict, expected: str = "") -> CheckFailed:
+    """The failure of a call that gave no usable value (raised, timed out, crashed, ...)."""
+    return CheckFailed(describe_failure(fn, outcome, args, kwargs), input=show_call(fn, args, kwargs),
+                       expected=expected, obtained=_obtained(outcome))
 
 
 def _size(example: Any) -> int:

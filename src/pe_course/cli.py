@@ -45,7 +45,7 @@ def _release(course: Course) -> Path | None:
         return None
 
 
-def _known_assignment(args, course: Course) -> bool:
+def _assignment_ready(args, course: Course) -> bool:
     """The assignment is this course's, and its gradebook knows it (added from source/ if not)."""
     if args.assignment != course.assignment:
         console.print(f"[red]Unknown assignment {args.assignment!r}[/]: this course has {course.assignment!r}.")
@@ -126,7 +126,7 @@ def cmd_grade(args) -> int:
     from .sandbox import Sandbox
 
     course = Course.here(args.course)
-    if not _known_assignment(args, course):
+    if not _assignment_ready(args, course):
         return 2
     from .batch import submitted_students
     from .intake import tidy_submissions
@@ -209,7 +209,7 @@ def cmd_feedback(args) -> int:
     from .feedback import zip_for_lms
 
     course = Course.here(args.course)
-    if not _known_assignment(args, course):
+    if not _assignment_ready(args, course):
         return 2
     with course.gradebook() as gb:
         students = sorted(s.student.id for s in gb.find_assignment(course.assignment).submissions)
@@ -278,7 +278,7 @@ def cmd_formgrader(args) -> int:
 
 def cmd_report(args) -> int:
     course = Course.here(args.course)
-    if not _known_assignment(args, course):
+    if not _assignment_ready(args, course):
         return 2
     from .report import write_report
 
