@@ -259,12 +259,22 @@ def local_executor(jobs: int) -> cf.Executor:
                                   initializer=_worker_start)
 
 
+@contextlib.contextmanager
+def _started_without_sigint():
+    """Workers are started with SIGINT ignored (inherited from birth, before they import anything):
+    the terminal's Ctrl-C reaches the whole process group, but only the main process should act on
+    it; it then stops the workers with SIGTERM."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _worker_start() -> None:
-    """In each worker: the first SIGTERM or SIGINT unwinds like an exception, so its sandboxes and
-    scratch directories are cleaned up; later ones (the pool and the terminal both signal) are ignored
-    so that nothing interrupts that cleanup."""
+    """In each worker: the first SIGTERM unwinds like an exception, so its sandboxes and scratch
+    directories are cleaned up; later ones are ignored so that nothing interrupts that cleanup."""
     signal.signal(signal.SIGTERM, _stop_worker)
-    signal.signal(signal.SIGINT, _stop_worker)
     # Workers never write to the terminal (the main process owns it: progress bar, summary); what
     # nbgrader logs for a student comes back in that student's outcome.
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -365,10 +375,12 @@ def _run_tasks(course, tasks, jobs, executor_factory, state, summary, notify) ->
     pending = {t.student: t for t in tasks}
     retried: set[str] = set()
     while pending:
-        executor = executor_factory(jobs)
+        with _started_without_sigint():  # submit() starts the worker processes
+            executor = executor_factory(jobs)
         broken = False
         try:
-            futures = {executor.submit(grade_one, t): t for t in pending.values()}
+            with _started_without_sigint():
+                futures = {executor.submit(grade_one, t): t for t in pending.values()}
         except BaseException:
             stop_workers(executor)
             raise
@@ -451,9 +463,10 @@ def feedback_round(course: Course, students: Iterable[str], jobs: int = 2,
     students = list(students)
     if not students:
         return failures
-    executor = executor_factory(jobs)
-    try:
+    with _started_without_sigint():
+        executor = executor_factory(jobs)
         futures = [executor.submit(feedback_one, str(course.root), course.assignment, s) for s in students]
+    try:
         for future in cf.as_completed(futures):
             student, ok, error = future.result()
             if not ok:
