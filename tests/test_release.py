@@ -350,7 +350,7 @@ def test_points_table():
 
 def test_readme_points_table_is_generated_from_the_notebooks():
     assert readme_points_table(REPO / "README.md") == points_table(SOURCE), \
-        "README points table is stale: paste the output of `python -m pe_course.catalogue`"
+        "README points table is stale: run `python -m pe_course.catalogue --readme`"
 
 
 # =============================================================================================

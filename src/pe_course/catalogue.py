@@ -49,7 +49,22 @@ def readme_points_table(readme: Path) -> str:
     return text.split(POINTS_BEGIN, 1)[1].split(POINTS_END, 1)[0].strip()
 
 
-if __name__ == "__main__":  # python -m pe_course.catalogue: print the table to paste into the README
+def write_readme_points_table(readme: Path, table: str) -> None:
+    """Replace the table between the README's points-table markers."""
+    text = readme.read_text(encoding="utf-8")
+    before, rest = text.split(POINTS_BEGIN, 1)
+    after = rest.split(POINTS_END, 1)[1]
+    readme.write_text(f"{before}{POINTS_BEGIN}\n{table}\n{POINTS_END}{after}", encoding="utf-8")
+
+
+if __name__ == "__main__":  # python -m pe_course.catalogue [--readme README.md]
+    import sys
+
     from .course import Course
 
-    print(points_table(Course.here().source))
+    course = Course.here()
+    table = points_table(course.source)
+    if sys.argv[1:2] == ["--readme"]:
+        write_readme_points_table(Path(sys.argv[2]) if len(sys.argv) > 2 else course.root / "README.md", table)
+    else:
+        print(table)
