@@ -3,12 +3,12 @@
 Plain nbgrader commands run from this directory use it, e.g.
 ``nbgrader generate_assignment positional-encoding`` and ``nbgrader autograde positional-encoding``.
 Autograding runs every submission inside the sandbox and scores the ``test_<function>`` cells
-with the hidden graders in ``graders/`` (see ``pe_course.nbgrader_plugins``).
+with the hidden graders in ``graders/`` (see ``pe_course.pipeline``).
 """
 
 import os
 
-from pe_course import nbgrader_plugins
+from pe_course import pipeline
 
 c = get_config()  # noqa: F821  (provided by traitlets when nbgrader loads this file)
 
@@ -27,10 +27,10 @@ c.ClearMarkScheme.enforce_metadata = False
 
 # Hostile or careless edits: restore deleted test cells, repair metadata nbgrader would abort on.
 c.OverwriteCells.add_missing_cells = True
-c.Autograde.exporter_class = "pe_course.nbgrader_plugins.TolerantNotebookExporter"
-c.Autograde.sanitize_preprocessors = nbgrader_plugins.SANITIZE_PREPROCESSORS
-c.Autograde.autograde_preprocessors = nbgrader_plugins.AUTOGRADE_PREPROCESSORS
-c.GenerateFeedback.preprocessors = nbgrader_plugins.FEEDBACK_PREPROCESSORS
+c.Autograde.exporter_class = "pe_course.sanitize.TolerantNotebookExporter"
+c.Autograde.sanitize_preprocessors = pipeline.SANITIZE_PREPROCESSORS
+c.Autograde.autograde_preprocessors = pipeline.AUTOGRADE_PREPROCESSORS
+c.GenerateFeedback.preprocessors = pipeline.FEEDBACK_PREPROCESSORS
 
 # LMS bulk downloads (Canvas-style names) through `nbgrader zip_collect positional-encoding`.
 c.ZipCollectApp.collector_plugin = "pe_course.intake.LmsFileNameCollector"

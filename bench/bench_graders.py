@@ -50,9 +50,9 @@ def phase(name: str, students: int) -> dict:
 
     times = []
     if name == "graders":
-        from pe_course.grading import grade_notebook, load_suite
         from pe_course.notebook import load_reference
         from pe_course.sandbox import Sandbox
+        from pe_course.score import grade_notebook, load_suite
 
         suite, reference, sandbox = load_suite(REPO / "graders"), load_reference(REPO / "source" / "positional-encoding"), Sandbox()
         warm = next(notebooks(1))
@@ -64,7 +64,7 @@ def phase(name: str, students: int) -> dict:
     else:
         from nbgrader.preprocessors import Execute
 
-        from pe_course.nbgrader_plugins import SandboxedExecute
+        from pe_course.execute import SandboxedExecute
 
         for _nb_id, nb in notebooks(students):
             nb = copy.deepcopy(nb)

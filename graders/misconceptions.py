@@ -2,7 +2,7 @@
 
 A student's function is diagnosed with a misconception when, on every graded call where the
 wrong implementation and the reference behave differently, the student's function behaved like
-the wrong implementation (``pe_course.checks.diagnose``). The self-validation tests check that each
+the wrong implementation (``pe_course.diagnosis.diagnose``). The self-validation tests check that each
 entry loses points on its cell and is diagnosed. Docstrings say what the mistaken idea is.
 """
 

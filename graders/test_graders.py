@@ -7,10 +7,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from pe_course.grading import grade_notebook, load_suite
 from pe_course.notebook import load_reference
 from pe_course.record import GradingRecord
 from pe_course.sandbox import Sandbox
+from pe_course.score import grade_notebook, load_suite
 from pe_course.selfcheck import reference_submission
 
 from .conftest import submission_notebooks

@@ -105,7 +105,7 @@ def test_killed_grading_process_resumes(course_copy):
     finally:  # SIGKILL leaves the killed round's scratch and groups behind: nothing could run to remove them
         for path in set(Path(tempfile.gettempdir()).glob("pe-sandbox-*")) - scratch_before:
             shutil.rmtree(path, ignore_errors=True)
-        from pe_course import cgroups
+        from pe_course.sandbox import groups as cgroups
 
         cgroups.sweep_stale(older_than=0)
 

@@ -17,10 +17,11 @@ import numpy as np
 import pytest
 from conftest import NOTEBOOKS, REPO
 
-from pe_course.checks import InProcessCaller, draw
+from pe_course.checks import draw
 from pe_course.contracts import parse_contracts
-from pe_course.grading import _grade_function
-from pe_course.student import Outcome
+from pe_course.diagnosis import InProcessCaller
+from pe_course.sandbox.client import Outcome
+from pe_course.score import _grade_function
 
 RELEASE = REPO / "release" / "positional-encoding"
 

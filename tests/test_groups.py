@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from conftest import reference_nb, requires_bwrap, with_code
 
-from pe_course.cgroups import attention, mechanism
 from pe_course.sandbox import Limits, MiB, Sandbox
-from pe_course.student import StudentProcess
+from pe_course.sandbox.client import StudentProcess
+from pe_course.sandbox.groups import attention, mechanism
 
 pytestmark = pytest.mark.skipif(mechanism() is None, reason=(
     "no usable control group here (needs cgroup v1 memory/pids/cpuacct/freezer writable, e.g. as root, or a "
@@ -257,7 +257,7 @@ def test_processes_left_running_by_the_cells_are_shown_and_ended():
 
 
 def test_groups_left_by_a_killed_grader_are_swept():
-    from pe_course import cgroups
+    from pe_course.sandbox import groups as cgroups
 
     mech = mechanism()
     parent = next(iter(mech.parents.values()))

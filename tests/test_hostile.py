@@ -2,7 +2,7 @@
 
 Each attack must earn no more on ``test_embed`` than the same wrong ``embed`` without it, leave
 nothing behind on the host, and not disturb the next student's grade. Most cases go through
-``pe_course.grading.grade_notebook`` with the real sandbox; the key ones also through a real
+``pe_course.score.grade_notebook`` with the real sandbox; the key ones also through a real
 ``nbgrader autograde`` run in a course copy (one run, many students).
 
 Attacks that would damage the host if the sandbox failed (writing the gradebook, site-packages,
@@ -25,11 +25,11 @@ import nbformat
 import pytest
 from conftest import REPO, CourseCopy, append_code, reference_nb, requires_bwrap, with_code
 
-from pe_course import nbgrader_plugins
-from pe_course import sandbox as sandbox_module
-from pe_course.grading import grade_notebook, load_suite
-from pe_course.nbgrader_plugins import SandboxedExecute
+from pe_course import execute as execute_step
+from pe_course.execute import SandboxedExecute
 from pe_course.sandbox import Limits, Sandbox
+from pe_course.sandbox import isolation as sandbox_module
+from pe_course.score import grade_notebook, load_suite
 
 NB = "01_embedding"
 EMBED_MAX = 3.0
@@ -354,7 +354,7 @@ def test_student_text_cannot_inject_html_into_feedback(grade):
 
     from nbconvert import HTMLExporter
 
-    from pe_course.nbgrader_plugins import score_outputs
+    from pe_course.score import score_outputs
 
     result = grade(wrong_nb(HTML_PAYLOAD))
     nb = nbformat.v4.new_notebook()
@@ -371,7 +371,7 @@ KILL_PARENT_GRADER = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from conftest import REPO, reference_nb, with_code
-from pe_course.grading import grade_notebook, load_suite
+from pe_course.score import grade_notebook, load_suite
 from pe_course.notebook import load_reference
 from pe_course.sandbox import Limits, Sandbox
 code = sys.argv[2]
@@ -560,7 +560,7 @@ def run_in_kernel(cells: list[str]):
     try:
         out, _ = SandboxedExecute(timeout=20, notebook_timeout=60).preprocess(nb, {})
     finally:
-        getattr(nbgrader_plugins, "close_runner", lambda: None)()  # a failing preprocess leaves the module's runner (and its scratch) behind
+        getattr(execute_step, "close_runner", lambda: None)()  # a failing preprocess leaves the module's runner (and its scratch) behind
     return out
 
 

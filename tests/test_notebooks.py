@@ -66,7 +66,7 @@ async def _execute(path: Path, cwd: Path) -> tuple[nbformat.NotebookNode, BaseEx
     client = NotebookClient(nb, kernel_name="python3", timeout=120, resources={"metadata": {"path": str(cwd)}})
     try:
         await client.async_execute()
-    except Exception as exc:  # CellExecutionError, CellTimeoutError, DeadKernelError: reported by the test
+    except Exception as exc:  # noqa: BLE001 (CellExecutionError, CellTimeoutError, DeadKernelError: reported by the test)
         return nb, exc
     return nb, None
 

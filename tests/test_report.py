@@ -22,8 +22,8 @@ from conftest import CourseCopy, reference_nb, release_nb, with_code
 from nbgrader.api import Course as DbCourse
 from nbgrader.api import Gradebook
 
-from pe_course.grading import load_suite
 from pe_course.report import collect, write_report
+from pe_course.score import load_suite
 
 pytestmark = pytest.mark.slow
 

@@ -25,7 +25,7 @@ import nbformat
 import pytest
 from conftest import NOTEBOOKS, CourseCopy, notes_of, reference_nb, with_code
 
-from pe_course.grading import load_suite
+from pe_course.score import load_suite
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""Adversarial tests of the sandboxed worker: ``pe_course.student.StudentProcess`` with small cells.
+"""Adversarial tests of the sandboxed worker: ``pe_course.sandbox.client.StudentProcess`` with small cells.
 
 Every test that makes sense without bubblewrap runs in both modes: ``Sandbox(use_bwrap=True)``
 (skipped when bwrap does not work here) and the rlimits-only fallback ``Sandbox(use_bwrap=False)``.
@@ -30,12 +30,11 @@ import numpy as np
 import pytest
 from conftest import REPO, requires_bwrap
 
-from pe_course import codec
-from pe_course import sandbox as sandbox_module
-from pe_course.cgroups import mechanism
 from pe_course.checks import CheckFailed, Grader, assert_close
-from pe_course.sandbox import Limits, MiB, Sandbox
-from pe_course.student import StudentProcess
+from pe_course.sandbox import Limits, MiB, Sandbox, codec
+from pe_course.sandbox import isolation as sandbox_module
+from pe_course.sandbox.client import StudentProcess
+from pe_course.sandbox.groups import mechanism
 
 
 def _has_cap_sys_resource() -> bool:
@@ -840,7 +839,7 @@ def test_no_network(bwrap_sandbox):
 KILL_PARENT_SCRIPT = r"""
 import json, os, sys
 from pe_course.sandbox import Limits, Sandbox
-from pe_course.student import StudentProcess
+from pe_course.sandbox.client import StudentProcess
 cells = ['''
 import os, signal
 def kill_parent(grader_pid):
@@ -921,7 +920,7 @@ def test_python_installed_under_tmp_stays_visible(monkeypatch, tmp_path_factory)
     not hide them (bwrap applies mounts in order)."""
     import subprocess as sp
 
-    import pe_course.sandbox as sandbox_module
+    import pe_course.sandbox.isolation as sandbox_module
 
     root = Path(tempfile.mkdtemp(prefix="pe-fake-venv-", dir="/tmp"))
     try:

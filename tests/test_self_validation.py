@@ -9,9 +9,9 @@ import inspect
 import pytest
 from conftest import REPO, reference_nb
 
-from pe_course.checks import InProcessCaller
-from pe_course.grading import _grade_function, grade_notebook, load_suite
+from pe_course.diagnosis import InProcessCaller
 from pe_course.sandbox import Sandbox
+from pe_course.score import _grade_function, grade_notebook, load_suite
 from pe_course.selfcheck import run_selfcheck
 
 FUNCTIONS = ["embed", "one_hot", "embed_backward", "frequencies", "positional_encoding", "rotation_matrix",

@@ -31,10 +31,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import cgroups
 from .course import Course
 from .feedback import tidy
 from .record import GradingRecord
+from .sandbox import groups
 
 STATE_FILE = "grade-state.json"
 
@@ -169,7 +169,7 @@ def grade_one(task: GradeTask) -> GradeOutcome:
         return GradeOutcome(task.student, False, str(staging), task.fingerprint, time.monotonic() - started,
                             error=_last_lines(traceback.format_exc()))
     finally:
-        from .nbgrader_plugins import close_runner
+        from .execute import close_runner
 
         close_runner()  # this student's sandboxed notebook runner (also when the worker is told to stop)
         _exit_if_stopping()
@@ -337,7 +337,7 @@ def grade_round(course: Course, students: Iterable[str] | None = None, jobs: int
     graders = graders_fingerprint(course)
     work_dir = course.state_dir / "work" / uuid.uuid4().hex[:8]
     work_dir.mkdir(parents=True, exist_ok=True)
-    cgroups.sweep_stale()  # what an earlier round killed with SIGKILL could not remove itself
+    groups.sweep_stale()  # what an earlier round killed with SIGKILL could not remove itself
     tasks = []
     try:
         template = build_template(course, work_dir / "template.db")

@@ -90,7 +90,7 @@ class RenderMath(NbGraderPreprocessor):
 def tidy(course: Course, student: str) -> list[str]:
     """Remove what the student should not get from their feedback folder; the names removed."""
     folder = course.feedback / student / course.assignment
-    removed = []
+    removed: list[str] = []
     if not folder.is_dir():
         return removed
     for path in sorted(folder.rglob("*"), reverse=True):

@@ -245,10 +245,10 @@ class ReportingExtractor(ExtractorPlugin):
                         self.log.warning("... and %d more skipped entries in %s", len(skipped) - 200, path.name)
                     rel = Path(root).relative_to(archive_path) / path.stem  # nbgrader extracts into <zip stem>/
                     with zipfile.ZipFile(path) as zf:
-                        for entry in zf.infolist():
-                            if not entry.is_dir():
-                                stamp = datetime.datetime(*entry.date_time).isoformat()
-                                times[str(rel / entry.filename)] = stamp
+                        for info in zf.infolist():
+                            if not info.is_dir():
+                                stamp = datetime.datetime(*info.date_time).isoformat()
+                                times[str(rel / info.filename)] = stamp
         super().extract(archive_path, extracted_path)
         Path(extracted_path, TIMESTAMPS).write_text(json.dumps(times), encoding="utf-8")
 

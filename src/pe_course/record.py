@@ -154,7 +154,7 @@ class GradingRecord:
 
     def attention(self) -> list[Attention]:
         """Everything in this record worth an instructor's look (the only place this is decided)."""
-        from .cgroups import attention as resource_attention
+        from .sandbox.groups import attention as resource_attention
 
         found = [Attention(note.kind.value, note.detail) for note in self.notes[:MAX_NOTES]]
         if self.timed_out_cells:
@@ -169,7 +169,8 @@ class GradingRecord:
 
     # -- JSON ------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        data = {
+        cells: list[dict[str, Any]] = []
+        data: dict[str, Any] = {
             "version": RECORD_VERSION,
             "student": self.student,
             "assignment": self.assignment,
@@ -182,10 +183,10 @@ class GradingRecord:
             "cell_errors": self.cell_errors,
             "timed_out_cells": self.timed_out_cells,
             "resources": self.resources,
-            "cells": [],
+            "cells": cells,
         }
         for c in self.cells:
-            data["cells"].append({"grade_id": c.grade_id, "function": c.function, "score": c.score,
+            cells.append({"grade_id": c.grade_id, "function": c.function, "score": c.score,
                                   "max_score": c.max_score, "status": CellStatus(c.status).value,
                                   "checks": [asdict(k) for k in c.checks],
                                   "misconceptions": [m["id"] for m in c.misconceptions]})

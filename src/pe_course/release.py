@@ -74,7 +74,8 @@ def _solution_lines(nb: Any) -> set[str]:
     """Lines that appear only inside solution regions of the source notebook."""
     if nb is None:
         return set()
-    inside, elsewhere = set(), set()
+    inside: set[str] = set()
+    elsewhere: set[str] = set()
     for cell in nb.cells:
         # nbgrader replaces a whole solution cell that has no markers (e.g. a written answer)
         active = bool(nbgrader_meta(cell).get("solution")) and "### BEGIN SOLUTION" not in cell.source

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import nbformat
 
-from .checks import InProcessCaller
 from .course import Course
-from .grading import _grade_function, grade_notebook, load_suite
+from .diagnosis import InProcessCaller
 from .notebook import load_reference, strip_solution_markers
 from .sandbox import Sandbox
+from .score import _grade_function, grade_notebook, load_suite
 
 
 @dataclass

@@ -196,7 +196,7 @@ def _gradebook(course: Course):
 
 def _hints(course: Course) -> dict[tuple[str, str], str]:
     """(function, misconception id) -> hint, from the catalogue in graders/misconceptions.py."""
-    from ..grading import load_suite
+    from ..score import load_suite
 
     try:
         suite = load_suite(course.graders)

@@ -100,7 +100,7 @@ def plot_cell_pass_rates(data: ReportData) -> str:
     fig = _figure(max(7.5, 0.55 * len(cells) + 1.5), 4.2)
     ax = fig.add_subplot()
     x = range(len(cells))
-    rates = [100 * c.pass_rate for c in cells]
+    rates = [100 * (c.pass_rate or 0.0) for c in cells]
     ax.bar(x, rates, color=[_rate_color(c.pass_rate) for c in cells], label="full marks")
     ax.plot(x, [100 * (c.mean_fraction or 0.0) for c in cells], "o", color="#333333", markersize=5,
             label="mean % of points")
@@ -152,8 +152,9 @@ def plot_check_pass_rates(data: ReportData) -> str:
                       + (f": {100 * cell.pass_rate:.0f}% full marks" if cell and cell.pass_rate is not None else "")))
         y += 1
         for c in members:
-            ax.barh(y, 100 * c.pass_rate, color=_rate_color(c.pass_rate), height=0.75)
-            ax.text(100 * c.pass_rate + 1, y, f"{100 * c.pass_rate:.0f}% ({c.passed}/{c.n})", va="center",
+            rate = 100 * (c.pass_rate or 0.0)  # grouped checks have been run at least once
+            ax.barh(y, rate, color=_rate_color(c.pass_rate), height=0.75)
+            ax.text(rate + 1, y, f"{rate:.0f}% ({c.passed}/{c.n})", va="center",
                     fontsize=7)
             ticks.append(y)
             labels.append(_plain(c.title, 70))

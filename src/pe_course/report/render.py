@@ -57,6 +57,7 @@ def environment() -> Environment:
 def _css() -> Markup:
     """The stylesheet, inlined: our own file, not data, so it is not escaped."""
     env = environment()
+    assert env.loader is not None
     return Markup(env.loader.get_source(env, "report.css")[0])
 
 
@@ -108,7 +109,7 @@ def render_html(data: ReportData, grades_csv: str | None = "grades.csv") -> str:
     """The report as one HTML document (inline CSS, embedded PNGs, no scripts)."""
     cells = sorted_cells(data)
     groups = grouped_checks(data) if cells else []
-    plots = {}
+    plots: dict[str, str] = {}
     if data.students:
         plots.update(total=plot_total_histogram(data), notebooks=plot_notebook_histograms(data))
     if cells:

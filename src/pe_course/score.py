@@ -1,4 +1,4 @@
-"""Grade one submitted notebook with the hidden graders: where a score comes from.
+"""Score: grade a submitted notebook with the hidden graders — where every score comes from.
 
 ``grade_notebook`` starts the submission's code in the sandboxed worker, runs every check of every
 graded function found in the notebook against it, and returns a :class:`~pe_course.record.GradingRecord`:
@@ -18,11 +18,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .checks import Check, CheckFailed, Composition, Grader, Misconception, diagnose, show_call
-from .notebook import test_cell_ids, worker_cells
+import nbformat
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Float, Unicode
+
+from .checks import Check, CheckFailed, Composition, Grader, Misconception, show_call
+from .diagnosis import diagnose
+from .execute import limits_from_config
+from .feedback import cell_markdown, cell_text
+from .notebook import grade_id, is_test_cell, load_reference, test_cell_ids, worker_cells
 from .record import CellResult, CellStatus, CheckResult, GradingRecord, Note, NoteKind
 from .sandbox import Sandbox
-from .student import StudentProcess
+from .sandbox.client import StudentProcess
+from .sanitize import notes
 
 # Things an honest solution to these exercises never needs; found in a submission they become
 # "suspected-tampering" notes for the instructor (they never change a score: the sandbox and the
@@ -216,3 +225,64 @@ def _grade_function(fn: str, suite: GraderSuite, reference: dict[str, Any], stud
         found = diagnose(grader.log, suite.misconceptions.get(fn, []), reference)
         cell.misconceptions = [{"id": m.id, "hint": m.hint} for m in found]
     return cell
+
+
+# --------------------------------------------------------------------------------------------
+# In nbgrader's autograde step
+# --------------------------------------------------------------------------------------------
+class ScoreWithGraders(NbGraderPreprocessor):
+    """Scores each ``test_<function>`` cell with the hidden graders and writes the JSON record."""
+
+    graders_dir = Unicode("graders", help="Directory of the hidden graders (relative to the course root).").tag(
+        config=True
+    )
+    notebook_timeout = Float(120.0, help="Wall-clock limit (seconds) for grading one notebook.").tag(config=True)
+    call_timeout = Float(10.0, help="Wall-clock limit (seconds) for one call of a student's function.").tag(
+        config=True
+    )
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        coursedir = CourseDirectory(config=self.config)
+        root = Path(coursedir.root)
+        try:
+            suite = load_suite(root / self.graders_dir)
+            reference = load_reference(Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"])))
+            result = grade_notebook(nb, info["notebook"], suite, reference, Sandbox(limits_from_config(self)), notes=notes(nb))
+        except Exception:  # noqa: BLE001 (a grader failure must zero, never pass, and never stop the batch)
+            self.log.error("Graders failed on %s/%s:\n%s", info["student"], info["notebook"], traceback.format_exc())
+            result = GradingRecord(info["notebook"], [], "unknown", notes=[*notes(nb), Note(NoteKind.GRADER_ERROR)])
+        if isinstance(resources.get("pe_course_execute_usage"), dict):
+            result.resources["execute"] = resources["pe_course_execute_usage"]
+        graded = {c.grade_id: c for c in result.cells}
+        for cell in nb.cells:
+            gid = grade_id(cell)
+            if not (is_test_cell(cell) and gid):
+                continue
+            cr = graded.get(gid)
+            if cr is None:
+                cr = CellResult(gid, gid.removeprefix("test_"), 0.0, float(cell.metadata.nbgrader.get("points", 0)),
+                                CellStatus.ERROR)
+                result.cells.append(cr)
+            cell.outputs = score_outputs(cr)
+        self._write_record(coursedir, info, result)
+        return nb, resources
+
+    @staticmethod
+    def _write_record(coursedir, info, result: GradingRecord) -> None:
+        result.student, result.assignment = info["student"], info["assignment"]
+        folder = Path(coursedir.format_path(coursedir.autograded_directory, info["student"], info["assignment"]))
+        result.write(folder / f"{info['notebook']}.grading.json")
+
+
+def score_outputs(cell: CellResult) -> list:
+    """Outputs nbgrader scores: feedback (markdown + text) then the partial credit as execute_result."""
+    if cell.status == CellStatus.ERROR and not cell.checks:
+        feedback = f"Sel {cell.grade_id} tidak dapat dinilai (kesalahan penilai); hubungi pengajar."
+        return [nbformat.v4.new_output("display_data", data={"text/plain": feedback, "text/markdown": feedback}),
+                nbformat.v4.new_output("execute_result", data={"text/plain": "0"}, execution_count=1)]
+    return [
+        nbformat.v4.new_output("display_data", data={"text/markdown": cell_markdown(cell),
+                                                     "text/plain": cell_text(cell)}),
+        nbformat.v4.new_output("execute_result", data={"text/plain": f"{cell.score:g}"}, execution_count=1),
+    ]

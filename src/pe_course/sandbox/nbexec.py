@@ -44,7 +44,7 @@ def _give_up(signum, frame):
 def main() -> int:
     # jsonschema imports the optional URI checker rfc3987_syntax, which builds a grammar for ~2 s;
     # notebook validation never needs it, so it is reported as absent (jsonschema handles that).
-    sys.modules["rfc3987_syntax"] = None
+    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
     import nbformat
     from jupyter_core.utils import run_sync
     from nbclient import NotebookClient
@@ -68,7 +68,7 @@ def main() -> int:
         finished, client = False, None
         signal.alarm(int(request["total"]))
         try:
-            if km is not None and not run_sync(km.is_alive)():
+            if km is not None and not run_sync(km.is_alive)():  # type: ignore[arg-type]
                 shutdown(km)
                 km = None
             cell_timeout = int(request["cell_timeout"])

@@ -8,6 +8,7 @@ decoded strictly (``codec.decode_untrusted``) and never executed.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import select
@@ -20,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from . import cgroups, codec
-from .cgroups import Usage
-from .sandbox import Sandbox, SandboxedProcess, write_file
+from . import codec, groups
+from .channel import LineClosed, LineReader, LineTimeout, LineTooLong
+from .groups import Usage
+from .isolation import Sandbox, SandboxedProcess, write_file
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 MAX_JSON_ITEMS = 2_000_000  # a reply with more list items than this is refused before parsing
@@ -110,10 +112,10 @@ class StudentProcess:
         self._skip: set[int] = set()
         self._bad_functions: dict[str, str] = {}  # fn -> timeout | crashed
         self._proc: SandboxedProcess | None = None
-        self._buf = bytearray()
+        self._reader: LineReader | None = None
         self._next_id = 0
         self._restarts = 0
-        self._scratch_cm = None
+        self._scratch_cm: contextlib.AbstractContextManager[Path] | None = None
         self._scratch: Path | None = None
         self.deadline: float | None = None  # monotonic time after which every call times out
         # dependent function -> (upstream name, trusted upstream implementation): while the dependent
@@ -145,12 +147,13 @@ class StudentProcess:
             self._proc.kill()
             self.report.usage.merge(self._proc.usage)
             self._proc = None
-        self._buf.clear()
+        self._reader = None
 
     def _note_strays(self) -> None:
         """Processes the submission's cells started and left running: shown to the instructor."""
-        group = self._proc.group if self._proc is not None else None
-        if group is not None and cgroups.strays(group.pids(), self._proc.proc.pid):
+        if self._proc is None or self._proc.group is None:
+            return
+        if groups.strays(self._proc.group.pids(), self._proc.proc.pid):
             self.report.usage.hits = list(dict.fromkeys([*self.report.usage.hits, "background"]))
 
     def _new_hits(self) -> list[str]:
@@ -175,6 +178,8 @@ class StudentProcess:
         self._proc = self.sandbox.start(
             argv, self._scratch, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
+        assert self._proc.proc.stdout is not None and self._proc.proc.stdin is not None  # both are pipes
+        self._reader = LineReader(self._proc.proc.stdout.fileno(), MAX_MESSAGE_BYTES)
         fd = self._proc.proc.stdin.fileno()
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
 
@@ -231,7 +236,7 @@ class StudentProcess:
         if not isinstance(functions, dict) or not isinstance(errors, list):
             raise _Crashed("bad load report")
         self.report.functions = {
-            name: functions.get(name) if functions.get(name) in ("ok", "missing", "not-callable") else "missing"
+            name: str(functions.get(name)) if functions.get(name) in ("ok", "missing", "not-callable") else "missing"
             for name in self.functions
         }
         clean = []
@@ -333,7 +338,7 @@ class StudentProcess:
 
     # -- wire --------------------------------------------------------------------------------
     def _send(self, message: dict, deadline: float) -> None:
-        assert self._proc is not None
+        assert self._proc is not None and self._proc.proc.stdin is not None
         data = memoryview((codec.dumps(message) + "\n").encode())
         fd = self._proc.proc.stdin.fileno()
         while data:
@@ -352,26 +357,15 @@ class StudentProcess:
             data = data[written:]
 
     def _receive(self, deadline: float) -> dict:
-        assert self._proc is not None
-        fd = self._proc.proc.stdout.fileno()
-        end = self._buf.find(b"\n")
-        while end < 0:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _Timeout
-            readable, _, _ = select.select([fd], [], [], remaining)
-            if not readable:
-                raise _Timeout
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                raise _Crashed("proses siswa berhenti")
-            newline = chunk.find(b"\n")  # search only the new bytes: linear in the message size
-            end = len(self._buf) + newline if newline >= 0 else -1
-            self._buf += chunk
-            if len(self._buf) > MAX_MESSAGE_BYTES:
-                raise _Crashed("keluaran terlalu besar")
-        line = bytes(self._buf[:end])
-        del self._buf[: end + 1]
+        assert self._proc is not None and self._reader is not None
+        try:
+            line = self._reader.read_line(deadline)
+        except LineTimeout:
+            raise _Timeout from None
+        except LineClosed:
+            raise _Crashed("proses siswa berhenti") from None
+        except LineTooLong:
+            raise _Crashed("keluaran terlalu besar") from None
         if line.count(b",") > MAX_JSON_ITEMS:
             raise _Crashed("keluaran terlalu besar")
         if time.monotonic() > deadline:

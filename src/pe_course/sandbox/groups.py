@@ -439,5 +439,5 @@ def join(procs_files: list[str]) -> None:
     """Put the calling process into the group (runs in the child between fork and exec)."""
     pid = str(os.getpid())
     for path in procs_files:
-        with open(path, "w") as f:  # noqa: PTH123 (no pathlib between fork and exec)
+        with open(path, "w") as f:
             f.write(pid)

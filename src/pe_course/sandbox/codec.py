@@ -18,7 +18,7 @@ import math
 # Bound when the worker starts, before student code runs: a submission that patches builtins or
 # numpy attributes (``builtins.isinstance = ...``, ``numpy.ndarray = ...``) cannot change how its
 # other functions' results are encoded here.
-from builtins import bool, dict, float, int, isinstance, len, list, repr, set, str, tuple, type  # noqa: A004, UP029
+from builtins import bool, dict, float, int, isinstance, len, list, repr, set, str, tuple, type  # noqa: UP029
 from typing import Any
 
 import numpy as np

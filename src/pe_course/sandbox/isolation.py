@@ -31,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import cgroups
+from . import groups
 
 MOUNT_POINT = "/sandbox"  # where the scratch directory appears inside bwrap
 NOBODY = 65534
@@ -50,7 +50,7 @@ class Limits:
     call_timeout: float = 10.0  # wall clock for one function call answered by the worker
     load_timeout: float = 60.0  # wall clock for executing a submission's code cells
     notebook_timeout: float = 300.0  # wall clock for one whole notebook run (nbclient + kernel)
-    # for the whole resource group of one run (all its processes together; see cgroups.py)
+    # for the whole resource group of one run (all its processes together; see groups.py)
     group_memory: int = 2048 * MiB
     group_processes: int = 64  # processes and threads at once
     group_cpu_seconds: float = 300.0
@@ -60,7 +60,7 @@ class Limits:
     def scaled(self, **changes) -> Limits:
         return replace(self, **changes)
 
-    def record(self, usage: cgroups.Usage) -> dict:
+    def record(self, usage: groups.Usage) -> dict:
         """A run's usage as the .grading.json record keeps it, with these limits."""
         return usage.to_dict(self.group_memory, self.group_processes, self.group_cpu_seconds)
 
@@ -80,7 +80,7 @@ class Limits:
 def _set_limits(limits: Limits, group_files: Sequence[str] = ()) -> None:
     """Runs in the child between fork and exec: join the resource group, apply rlimits, leave our
     process group."""
-    cgroups.join(list(group_files))
+    groups.join(list(group_files))
     os.setsid()
     for res, value in (
         (resource.RLIMIT_CPU, limits.cpu_seconds),
@@ -141,15 +141,15 @@ class Sandbox:
         elif self.use_bwrap and bwrap_path() is None:
             raise RuntimeError("bubblewrap (bwrap) was requested but is not installed or does not work here")
         if self.use_groups is None:
-            self.use_groups = cgroups.mechanism() is not None
-        elif self.use_groups and cgroups.mechanism() is None:
+            self.use_groups = groups.mechanism() is not None
+        elif self.use_groups and groups.mechanism() is None:
             raise RuntimeError("resource groups were requested but no control group can be created here")
 
     @property
     def isolation(self) -> str:
         """One line for instructors: what the sandbox does and does not isolate."""
         limits = "resource limits, time-outs, private scratch directory, process tree killed"
-        mech = cgroups.mechanism() if self.use_groups else None
+        mech = groups.mechanism() if self.use_groups else None
         if mech is not None:
             group = (f"; one resource group per run ({mech.description}): memory {_size(self.limits.group_memory)}, "
                      f"{self.limits.group_processes} processes/threads, {self.limits.group_cpu_seconds:g} CPU seconds, "
@@ -166,13 +166,13 @@ class Sandbox:
             "course files and the network, and write where that user can write. Install bubblewrap."
         )
 
-    def group(self, scratch: Path) -> cgroups.ResourceGroup | None:
+    def group(self, scratch: Path) -> groups.ResourceGroup | None:
         """A new resource group for one run, or None when groups are off."""
-        mech = cgroups.mechanism() if self.use_groups else None
+        mech = groups.mechanism() if self.use_groups else None
         if mech is None:
             return None
         lim = self.limits
-        return cgroups.ResourceGroup(mech, lim.group_memory, lim.group_processes, lim.group_cpu_seconds,
+        return groups.ResourceGroup(mech, lim.group_memory, lim.group_processes, lim.group_cpu_seconds,
                                      scratch, lim.scratch_files, lim.scratch_bytes)
 
     @contextlib.contextmanager
@@ -347,11 +347,11 @@ def _matplotlib_font_cache() -> Path | None:
 class SandboxedProcess:
     """A started sandboxed program; :meth:`kill` ends it and everything it started."""
 
-    def __init__(self, proc: subprocess.Popen, marker: str, group: cgroups.ResourceGroup | None = None) -> None:
+    def __init__(self, proc: subprocess.Popen, marker: str, group: groups.ResourceGroup | None = None) -> None:
         self.proc = proc
         self.marker = marker
         self.group = group
-        self.usage = cgroups.Usage()  # filled in by kill(): what the run used, limits it hit
+        self.usage = groups.Usage()  # filled in by kill(): what the run used, limits it hit
 
     def __enter__(self) -> SandboxedProcess:
         return self

@@ -1,0 +1,67 @@
+"""nbgrader's autograde and feedback pipelines, with our steps in them (see ``nbgrader_config.py``).
+
+Plain ``nbgrader autograde`` then runs each submission through :mod:`.sanitize` (repairs, restores,
+notes), :mod:`.execute` (the notebook in the sandbox, for the feedback's outputs) and :mod:`.score`
+(the hidden graders decide every test cell's score and write the :mod:`.record`), and
+``nbgrader generate_feedback`` through :mod:`.feedback`. Each list is nbgrader's own default with
+our replacements and additions named, so a new nbgrader default step is kept.
+
+Configured in ``nbgrader_config.py``::
+
+    c.Autograde.exporter_class = "pe_course.sanitize.TolerantNotebookExporter"
+    c.Autograde.sanitize_preprocessors = pipeline.SANITIZE_PREPROCESSORS
+    c.Autograde.autograde_preprocessors = pipeline.AUTOGRADE_PREPROCESSORS
+    c.GenerateFeedback.preprocessors = pipeline.FEEDBACK_PREPROCESSORS
+"""
+
+from __future__ import annotations
+
+from nbgrader.converters import Autograde, GenerateFeedback
+from nbgrader.preprocessors import (
+    ClearHiddenTests,
+    ClearOutput,
+    DeduplicateIds,
+    Execute,
+    GetGrades,
+    OverwriteCells,
+)
+
+from .execute import SandboxedExecute
+from .feedback import RenderMath
+from .sanitize import ForgetDuplicates, RepairMetadata, RobustOverwriteCells
+from .score import ScoreWithGraders
+
+
+def adapted(defaults: list[type], replace: dict[type, type] | None = None, before: dict[type, list[type]] | None = None,
+            after: dict[type, list[type]] | None = None) -> list[type]:
+    """nbgrader's default steps with some replaced and others inserted next to them (by class)."""
+    replace, before, after = replace or {}, before or {}, after or {}
+    out: list[type] = []
+    for step in defaults:
+        step = replace.get(step, step)
+        out += [*before.get(step, []), step, *after.get(step, [])]
+    missing = (set(replace) | set(before) | set(after)) - set(defaults) - set(replace.values())
+    if missing:  # a step nbgrader no longer has: our pipeline would silently lose a replacement
+        raise RuntimeError(f"nbgrader's pipeline has no {sorted(c.__name__ for c in missing)}")
+    return out
+
+
+def _default(app: type, trait: str) -> list[type]:
+    return list(app.class_traits()[trait].default())  # type: ignore[attr-defined]
+
+
+SANITIZE_PREPROCESSORS = adapted(
+    _default(Autograde, "sanitize_preprocessors"),
+    replace={OverwriteCells: RobustOverwriteCells},  # deleted neighbours, rubrics restored quietly
+    before={ClearOutput: [RepairMetadata]},  # broken metadata repaired from the gradebook, not fatal
+    after={DeduplicateIds: [ForgetDuplicates]},  # a duplicated cell counts once
+)
+AUTOGRADE_PREPROCESSORS = adapted(
+    _default(Autograde, "autograde_preprocessors"),
+    replace={Execute: SandboxedExecute},  # the notebook runs in the sandbox
+    after={SandboxedExecute: [ScoreWithGraders]},  # the hidden graders score the test cells
+)
+FEEDBACK_PREPROCESSORS = adapted(
+    _default(GenerateFeedback, "preprocessors"),
+    after={GetGrades: [ClearHiddenTests, RenderMath]},  # no hidden region; formulas as MathML, offline
+)

@@ -1,0 +1,20 @@
+"""Where student code runs: isolated, bounded, and spoken to only in JSON.
+
+- :mod:`.isolation` — :class:`Sandbox` (bubblewrap, or a plain fallback that says so), per-process
+  :class:`Limits`, scratch directories, and files read and written without following symlinks;
+- :mod:`.groups` — one Linux control group per sandboxed run, limited as a whole (memory, processes,
+  CPU seconds), its figures and what in them needs an instructor's attention;
+- :mod:`.client` — :class:`StudentProcess`, the grader's side of a sandboxed worker: loads a
+  submission's code, calls its functions, gets JSON back;
+- :mod:`.worker` and :mod:`.codec` — the worker itself and its JSON codec (copied into the sandbox:
+  standard library and numpy only);
+- :mod:`.nbexec` — runs a student's notebook with nbclient inside the sandbox (copied in too);
+- :mod:`.channel` — reading one line from a sandboxed process within a time limit.
+"""
+
+from .client import Outcome, StudentProcess
+from .groups import Usage
+from .isolation import Limits, MiB, Sandbox, SandboxedProcess, bwrap_path, read_file, write_file
+
+__all__ = ["Limits", "MiB", "Outcome", "Sandbox", "SandboxedProcess", "StudentProcess", "Usage", "bwrap_path",
+           "read_file", "write_file"]
