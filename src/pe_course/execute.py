@@ -33,18 +33,19 @@ from .sanitize import add_note
 PENDING = "Sel tes ini belum dinilai oleh grader tersembunyi."
 SAFE_MIME = ("text/plain", "image/png", "image/jpeg")
 MAX_RESULT_BYTES = 64 * 1024 * 1024
+DEFAULT = Limits()  # the one place the limits' defaults are written (sandbox/isolation.py)
 
 
 class ResourceGroups(LoggingConfigurable):
     """Limits on each sandboxed run as a whole (all its processes), in ``nbgrader_config.py``:
     ``c.ResourceGroups.memory_mib = 2048`` and so on. See ``pe_course.sandbox.groups``."""
 
-    memory_mib = Int(2048, help="Memory of one sandboxed run, all its processes together (MiB).").tag(config=True)
-    processes = Int(64, help="Processes and threads one sandboxed run may have at once.").tag(config=True)
-    cpu_seconds = Float(300.0, help="CPU seconds of one sandboxed run, all its processes together.").tag(
+    memory_mib = Int(DEFAULT.group_memory // MiB, help="Memory of one sandboxed run, all its processes together (MiB).").tag(config=True)
+    processes = Int(DEFAULT.group_processes, help="Processes and threads one sandboxed run may have at once.").tag(config=True)
+    cpu_seconds = Float(DEFAULT.group_cpu_seconds, help="CPU seconds of one sandboxed run, all its processes together.").tag(
         config=True)
-    scratch_files = Int(10_000, help="Files and folders a run may create in its scratch directory.").tag(config=True)
-    scratch_mib = Int(512, help="Bytes a run may write to its scratch directory (MiB).").tag(config=True)
+    scratch_files = Int(DEFAULT.scratch_files, help="Files and folders a run may create in its scratch directory.").tag(config=True)
+    scratch_mib = Int(DEFAULT.scratch_bytes // MiB, help="Bytes a run may write to its scratch directory (MiB).").tag(config=True)
 
 
 def limits_from_config(config_owner) -> Limits:
@@ -178,7 +179,7 @@ class SandboxedExecute(Execute):
     kernel); they get a placeholder error until the graders score them.
     """
 
-    notebook_timeout = Float(120.0, help="Wall-clock limit (seconds) for running one whole notebook.").tag(
+    notebook_timeout = Float(DEFAULT.notebook_timeout, help="Wall-clock limit (seconds) for running one whole notebook.").tag(
         config=True
     )
 

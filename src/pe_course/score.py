@@ -29,7 +29,7 @@ from .execute import limits_from_config
 from .feedback import cell_markdown, cell_text
 from .notebook import grade_id, is_test_cell, load_reference, test_cell_ids, worker_cells
 from .record import CellResult, CellStatus, CheckResult, GradingRecord, Note, NoteKind
-from .sandbox import Sandbox
+from .sandbox import Limits, Sandbox
 from .sandbox.client import StudentProcess
 from .sanitize import notes
 
@@ -236,8 +236,8 @@ class ScoreWithGraders(NbGraderPreprocessor):
     graders_dir = Unicode("graders", help="Directory of the hidden graders (relative to the course root).").tag(
         config=True
     )
-    notebook_timeout = Float(120.0, help="Wall-clock limit (seconds) for grading one notebook.").tag(config=True)
-    call_timeout = Float(10.0, help="Wall-clock limit (seconds) for one call of a student's function.").tag(
+    notebook_timeout = Float(Limits().notebook_timeout, help="Wall-clock limit (seconds) for grading one notebook.").tag(config=True)
+    call_timeout = Float(Limits().call_timeout, help="Wall-clock limit (seconds) for one call of a student's function.").tag(
         config=True
     )
 

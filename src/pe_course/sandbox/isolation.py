@@ -49,7 +49,7 @@ class Limits:
     processes: int = 256
     call_timeout: float = 10.0  # wall clock for one function call answered by the worker
     load_timeout: float = 60.0  # wall clock for executing a submission's code cells
-    notebook_timeout: float = 300.0  # wall clock for one whole notebook run (nbclient + kernel)
+    notebook_timeout: float = 120.0  # wall clock for one whole notebook run, or for grading one notebook
     # for the whole resource group of one run (all its processes together; see groups.py)
     group_memory: int = 2048 * MiB
     group_processes: int = 64  # processes and threads at once
