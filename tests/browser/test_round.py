@@ -1,0 +1,161 @@
+"""One course round in a real browser, in order: the student's (fetch, work, validate, submit in
+JupyterLab), the grader's (formgrader with the rubric, feedback through the exchange, read by the
+student in JupyterLab) and the report. Each person has their own scratch HOME and Jupyter server;
+the course directory is a scratch copy; the nbgrader exchange is a scratch folder."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import reference_nb
+from playwright.sync_api import Page, expect
+
+from . import lab
+from .jupyter import JupyterServer, run, scratch_env
+
+ASSIGNMENT = "positional-encoding"
+STUDENT = "ani"
+ANSWER = ("Sinus dan kosinus memberi nilai yang selalu berada di antara -1 dan 1, jadi tidak menenggelamkan "
+          "embedding token, dan menggeser posisi sejauh k sama dengan memutar tiap pasangan (sin, cos): "
+          "posisi relatif menjadi transformasi linear.")
+COMMENT = "Bagus: rotasi dan nilai terbatas disebut. Sebutkan juga sidik jari unik dari frekuensi berbeda."
+
+
+@dataclass
+class World:
+    tmp: Path
+    course: Path
+    exchange: Path
+    student_dir: Path
+    student_env: dict
+    instructor_env: dict
+    servers: dict = field(default_factory=dict)
+    submitted: bool = False
+
+    def server(self, who: str) -> JupyterServer:
+        if who not in self.servers:
+            root, env = (self.student_dir, self.student_env) if who == "student" else (self.course, self.instructor_env)
+            self.servers[who] = JupyterServer(root, env, self.tmp / f"jupyter-{who}.log").start()
+        return self.servers[who]
+
+    def instructor(self, *args: str):
+        return run(list(args), cwd=self.course, env=self.instructor_env)
+
+
+@pytest.fixture(scope="module")
+def world(_course_template, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("browser-round")
+    course = tmp / "course"
+    shutil.copytree(_course_template, course)
+    exchange = tmp / "exchange"
+    student_dir = tmp / "home-ani" / "kuliah"
+    student_dir.mkdir(parents=True)
+    w = World(tmp, course, exchange, student_dir,
+              scratch_env(tmp / "home-ani", STUDENT, exchange, assignment_dir=student_dir),
+              scratch_env(tmp / "home-instructor", "dosen", exchange))
+    w.instructor("nbgrader", "release_assignment", ASSIGNMENT)
+    yield w
+    leftovers = {who: server.stop() for who, server in w.servers.items()}
+    assert not any(leftovers.values()), f"processes left running after the Jupyter servers stopped: {leftovers}"
+
+
+def test_student_fetches_works_validates_and_submits(world: World, page: Page, shots):
+    server = world.server("student")
+    lab.open_lab(page, server.url("lab"))
+    lab.assignment_list(page)
+    released = lab.wait_for_list(page, "released", 1)
+    expect(released.first.locator(".item_name")).to_have_text(ASSIGNMENT)
+    shots(page, "assignment-list-released")
+    released.first.locator(".item_status button").click()  # Fetch
+    fetched = lab.wait_for_list(page, "fetched", 1)
+    assert (world.student_dir / ASSIGNMENT / "02_sinusoidal.ipynb").is_file()
+    page.locator(f'#fetched_assignments_list a:text("{ASSIGNMENT}")').click()  # expand: its notebooks
+    notebook_row = fetched.first.locator(".list_item").filter(has_text="02_sinusoidal")
+    expect(notebook_row).to_be_visible()
+    shots(page, "assignment-list-fetched")
+
+    notebook_row.locator(".item_name a").click()
+    expect(page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current")).to_contain_text("02_sinusoidal")
+    expect(lab.cell_with(page, "def frequencies(")).to_be_visible(timeout=60_000)
+    lab.run_all(page)
+    stub_error = lab.cell_with(page, "w = frequencies(8)", ".jp-CodeCell").locator(".jp-OutputArea-output")
+    expect(stub_error).to_contain_text("NotImplementedError", timeout=120_000)
+    expect(stub_error).to_contain_text("KODE ANDA DI SINI")  # the stub's line, in Indonesian
+    lab.wait_idle(page)
+    stub_error.scroll_into_view_if_needed()
+    lab.settle(page)
+    shots(page, "stub-error")
+
+    page.locator(f"{lab.NOTEBOOK} jp-button.validate-button").click()
+    expect(page.locator(".nbgrader-ErrorDialog")).to_have_count(1, timeout=120_000)
+    expect(page.locator(".nbgrader-ErrorDialog")).to_contain_text("NotImplementedError")
+    shots(page, "validate-failed")
+    lab.close_dialog(page, "Error")
+
+    reference = {c.metadata["nbgrader"]["grade_id"]: c.source for c in reference_nb("02_sinusoidal").cells
+                 if "nbgrader" in c.metadata}
+    lab.replace_source(page, lab.cell_with(page, "def frequencies("), reference["solution_frequencies"])
+    lab.replace_source(page, lab.cell_with(page, "def positional_encoding("),
+                       reference["solution_positional_encoding"])
+    answer = lab.cell_with(page, "JAWABAN ANDA DI SINI", ".jp-MarkdownCell")
+    answer.dblclick()
+    lab.replace_source(page, answer, ANSWER)
+    page.keyboard.press("ControlOrMeta+Enter")  # render it in place (Shift+Enter would add a cell below)
+    lab.save(page)
+    saved = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(
+        world.student_dir / ASSIGNMENT / "02_sinusoidal.ipynb", as_version=4).cells if "nbgrader" in c.metadata}
+    assert saved["solution_frequencies"] == reference["solution_frequencies"], "typed exactly, saved to disk"
+    assert saved["answer_sin_cos"] == ANSWER
+
+    lab.run_all(page)
+    lab.wait_idle(page)
+    for function in ("frequencies", "positional_encoding"):
+        passed = lab.cell_with(page, f"Semua pemeriksaan contoh untuk {function} lolos")
+        expect(passed).to_be_visible()
+    expect(page.locator(f"{lab.NOTEBOOK} .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+           ).to_have_count(0)
+    images = page.locator(f"{lab.NOTEBOOK} .jp-OutputArea-output img")
+    expect(images).not_to_have_count(0)
+    heatmap = images.first
+    heatmap.scroll_into_view_if_needed()
+    lab.settle(page)
+    assert heatmap.evaluate("img => img.complete && img.naturalWidth > 0 && img.naturalHeight > 0")
+    shots(page, "heatmap")
+
+    # Every formula typeset by MathJax, none left as TeX or shown as a MathJax error.
+    markdown = page.locator(f"{lab.NOTEBOOK} .jp-MarkdownOutput")
+    expect(markdown.locator("mjx-container").first).to_be_attached()
+    assert markdown.locator("mjx-container").count() > 5
+    expect(markdown.locator("mjx-merror")).to_have_count(0)
+    raw = [t for t in markdown.all_inner_texts() if "$$" in t or "\\frac" in t]
+    assert not raw, f"formulas left as TeX: {raw}"
+    formula = lab.cell_with(page, "Rumus sinus dan kosinus", ".jp-MarkdownCell")
+    formula.scroll_into_view_if_needed()
+    lab.settle(page)
+    shots(page, "formulas")
+
+    hint = page.locator(f"{lab.NOTEBOOK} details").filter(has=page.locator("summary", has_text="Petunjuk 1")).first
+    hint.locator("summary").click()
+    expect(hint).to_have_attribute("open", "")
+    hint.scroll_into_view_if_needed()
+    lab.settle(page)
+    shots(page, "hint")
+
+    page.locator(f"{lab.NOTEBOOK} jp-button.validate-button").click()
+    expect(page.locator(".nbgrader-SuccessDialog")).to_have_count(1, timeout=120_000)
+    shots(page, "validate-success")
+    lab.close_dialog(page, "Success")
+
+    lab.show_tab(page, "Assignments")
+    fetched = lab.wait_for_list(page, "fetched", 1)
+    fetched.first.locator('.item_status button:text("Submit")').click()
+    submitted = lab.wait_for_list(page, "submitted", 1)
+    expect(submitted.first.locator(".item_name").first).to_have_text(ASSIGNMENT)
+    shots(page, "submitted")
+    inbound = list((world.exchange / "pe-course" / "inbound").iterdir())
+    assert [p.name.split("+")[0] for p in inbound] == [STUDENT]
+    world.submitted = True
