@@ -19,6 +19,12 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.ClearSolutions.code_stub = {"python": "# KODE ANDA DI SINI\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "JAWABAN ANDA DI SINI"
 
+# The rubric of each written answer sits in its (locked) question cell between
+# <!-- BEGIN MARK SCHEME --> and <!-- END MARK SCHEME -->: generate_assignment strips it from the
+# release, autograde restores the cell from the gradebook, so formgrader shows it above the answer.
+# nbgrader only looks for mark schemes in task cells unless told otherwise.
+c.ClearMarkScheme.enforce_metadata = False
+
 # Hostile or careless edits: restore deleted test cells, repair metadata nbgrader would abort on.
 c.OverwriteCells.add_missing_cells = True
 c.Autograde.exporter_class = "pe_course.nbgrader_plugins.TolerantNotebookExporter"

@@ -93,7 +93,7 @@ class CourseCopy:
 
     def nbgrader(self, *args: str, check: bool = False) -> subprocess.CompletedProcess:
         exe = Path(sys.executable).with_name("nbgrader")
-        proc = subprocess.run([str(exe), *args], cwd=self.root, capture_output=True, text=True, timeout=1800,
+        proc = subprocess.run([str(exe), *args], cwd=self.root, capture_output=True, text=True, timeout=540,
                               env={**os.environ, "PYTHONWARNINGS": "ignore"}, check=False)
         if check and proc.returncode != 0:
             raise AssertionError(f"nbgrader {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")

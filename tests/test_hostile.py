@@ -315,7 +315,7 @@ def embed(ids, tok_table, pos_table):
 
 
 def test_slow_calls_cannot_stretch_the_notebook_time_limit(grade):
-    """BUG: ``grade_notebook``'s notebook deadline is only checked between checks, never between the
+    """Regression test for a fixed bug, which was: ``grade_notebook``'s notebook deadline is only checked between checks, never between the
     calls of one check: a function that answers just under ``call_timeout`` keeps the grader busy for
     (calls in the check) x call_timeout past ``notebook_timeout`` (with the course's settings, 25 x 10 s
     beyond the 120 s limit for every such student)."""
@@ -346,7 +346,7 @@ def embed(ids, tok_table, pos_table):
 
 
 def test_student_text_cannot_inject_html_into_feedback(grade):
-    """BUG (XSS into formgrader / feedback): exception messages, exception class names and type names of
+    """Regression test for a fixed bug (XSS into formgrader / feedback), which was: exception messages, exception class names and type names of
     returned objects come from the student's worker and go unescaped into the ``text/markdown`` feedback
     that ``ScoreWithGraders`` puts in the test cell; nbconvert renders raw HTML in markdown, so the
     instructor's formgrader page would run the student's script."""
@@ -534,7 +534,7 @@ def test_host_files_are_out_of_reach(grade, baseline, hostile_course):
 
 @requires_bwrap
 def test_symlinks_planted_in_scratch_do_not_let_the_grader_overwrite_host_files(grade, baseline, hostile_course):
-    """BUG (sandbox escape): after a worker crash, ``StudentProcess._spawn`` re-copies worker.py and
+    """Regression test for a fixed bug (sandbox escape), which was: after a worker crash, ``StudentProcess._spawn`` re-copies worker.py and
     codec.py into the scratch directory with ``shutil.copy``, following symlinks the student planted:
     here the course's own graders/checks_embedding.py gets overwritten with codec.py."""
     course = hostile_course.root
@@ -566,7 +566,7 @@ def run_in_kernel(cells: list[str]):
 
 @requires_bwrap
 def test_executed_notebook_symlink_does_not_leak_host_files(tmp_path):
-    """BUG (information leak): the executed notebook is read back from the scratch directory with
+    """Regression test for a fixed bug (information leak), which was: the executed notebook is read back from the scratch directory with
     ``Path.is_file()`` / ``read_text()``, which follow a symlink the student's kernel planted there (here
     made to stick by also pointing nbexec's ``.tmp`` file at a read-only path, so its last write fails):
     any host notebook with as many cells, e.g. another student's autograded notebook, has its outputs
@@ -593,7 +593,7 @@ def test_executed_notebook_symlink_does_not_leak_host_files(tmp_path):
 
 @requires_bwrap
 def test_kernel_leftovers_in_scratch_cannot_break_the_execute_step():
-    """BUG: after each notebook the runner deletes ``nbN.*`` from its scratch directory with
+    """Regression test for a fixed bug, which was: after each notebook the runner deletes ``nbN.*`` from its scratch directory with
     ``Path.unlink``; a directory the student's kernel created with such a name raises IsADirectoryError
     out of ``SandboxedExecute.preprocess`` and nbgrader drops the student's whole assignment."""
     attack = """

@@ -66,7 +66,7 @@ def test_readme_instructor_round_runs_as_written_on_a_fresh_copy(tmp_path):
             continue
         argv = line.split()
         proc = subprocess.run([os.path.join(bindir, argv[0]), *argv[1:]], cwd=root, capture_output=True, text=True,
-                              timeout=900, env={**os.environ, "COLUMNS": "200"}, check=False)
+                              timeout=540, env={**os.environ, "COLUMNS": "200"}, check=False)
         assert proc.returncode == 0, f"{line}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
         assert "Traceback" not in proc.stdout + proc.stderr, line
     assert (root / "feedback-zips" / "positional-encoding" / "ani.zip").is_file()

@@ -24,6 +24,7 @@ import pytest
 from conftest import NOTEBOOKS, REPO, release_nb
 from nbclient import NotebookClient
 
+from pe_course.catalogue import points_table, readme_points_table
 from pe_course.course import Course
 from pe_course.grading import load_suite
 from pe_course.release import release_diff, release_problems
@@ -144,6 +145,11 @@ def _add_hidden_marker(nb):
     c.source += "\n### BEGIN HIDDEN TESTS\nassert one_hot([0], 1).shape == (1, 1)\n### END HIDDEN TESTS"
 
 
+def _leak_rubric(nb):
+    c = next(c for c in nb.cells if gid(c) == "question_add_vs_concat")
+    c.source += "\n\n**Rubrik penilaian:** 1 poin untuk dimensi yang tetap d."
+
+
 def _add_outputs(nb):
     c = next(c for c in nb.cells if gid(c) == "demo_lookup")
     c.outputs = [nbformat.v4.new_output("stream", name="stdout", text="sama? True\n")]
@@ -162,6 +168,7 @@ def _remove_stub(nb):
 @pytest.mark.parametrize(("breakage", "expected"), [
     (_paste_solution_line, "solution text leaked"),
     (_add_hidden_marker, "hidden-test markers"),
+    (_leak_rubric, "rubric"),
     (_add_outputs, "has outputs"),
     (_add_execution_count, "has outputs"),
     (_remove_stub, "without a NotImplementedError stub"),
@@ -341,6 +348,11 @@ def test_points_table():
         assert sum(table.values()) == TOTAL_POINTS
 
 
+def test_readme_points_table_is_generated_from_the_notebooks():
+    assert readme_points_table(REPO / "README.md") == points_table(SOURCE), \
+        "README points table is stale: run `python -m pe_course.catalogue --readme`"
+
+
 # =============================================================================================
 # 7. Student-facing text is Indonesian
 # =============================================================================================
@@ -401,3 +413,21 @@ def test_released_text_speaks_in_one_register(name):
     assert "cek terlihat" not in text
     prose = "\n".join(c.source for c in release_nb(name).cells if c.cell_type == "markdown")
     assert not re.search(r"\b\d+,\d+\b", re.sub(r"`[^`]*`|\$[^$]*\$", "", prose)), "decimal comma in the prose"
+
+
+def banned_phrases() -> list[str]:
+    """The glossary's list of phrases that never appear in a released notebook (docs/glossary.md)."""
+    text = (REPO / "docs" / "glossary.md").read_text(encoding="utf-8")
+    block = text.split("<!-- banned:start -->", 1)[1].split("<!-- banned:end -->", 1)[0]
+    return [line[2:].strip() for line in block.splitlines() if line.startswith("- ")]
+
+
+def test_the_glossary_bans_something():
+    assert {"kamu", "penempelan", "cek terlihat"} <= set(banned_phrases())
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_released_text_follows_the_glossary(name):
+    text = "\n".join(c.source for c in release_nb(name).cells).lower()
+    found = [phrase for phrase in banned_phrases() if re.search(rf"\b{re.escape(phrase.lower())}\b", text)]
+    assert not found, f"{name}: {found} (see docs/glossary.md for the term to use)"

@@ -177,7 +177,7 @@ def run(_course_template, tmp_path_factory):
              for c in courses]
     logs = []
     for proc in procs:
-        out, _ = proc.communicate(timeout=1500)
+        out, _ = proc.communicate(timeout=540)
         logs.append(out)
     return {
         "courses": courses,
@@ -250,7 +250,7 @@ def test_c_deleted_solution_and_test_cell_costs_only_that_function(run):
 
 
 def test_d_duplicated_solution_cell_last_definition_wins(run):
-    """BUG: DeduplicateIds leaves ``metadata.nbgrader == {}`` on the earlier copy, and nbgrader's
+    """Regression test for a fixed bug, which was: DeduplicateIds leaves ``metadata.nbgrader == {}`` on the earlier copy, and nbgrader's
     ``OverwriteCells.add_missing_task_cells`` (not overridden by RobustOverwriteCells) then fails with
     ``KeyError: 'grade_id'``: the student's whole assignment is dropped."""
     assert_graded(run, "d_duplicated_solution", FULL_01)
@@ -294,7 +294,7 @@ def test_l_unknown_schema_version_is_repaired(run):
 
 
 def test_m_duplicate_grade_ids(run):
-    """BUG: same KeyError 'grade_id' as (d): the duplicates' emptied nbgrader metadata crashes
+    """Regression test for a fixed bug, which was: same KeyError 'grade_id' as (d): the duplicates' emptied nbgrader metadata crashes
     ``OverwriteCells.add_missing_task_cells``."""
     assert_graded(run, "m_duplicate_ids", FULL_01)
     assert "exists multiple times" in student_log(run, "m_duplicate_ids")
@@ -309,7 +309,7 @@ def test_n_missing_notebook_scores_zero_others_graded(run, suite_max):
 
 
 def test_o_extra_graded_cell_with_unknown_id(run):
-    """BUG: OverwriteCells deletes the unknown ``grade_id`` but keeps the rest of the nbgrader
+    """Regression test for a fixed bug, which was: OverwriteCells deletes the unknown ``grade_id`` but keeps the rest of the nbgrader
     metadata; ``add_missing_task_cells`` then raises ``KeyError: 'grade_id'`` and the student's whole
     assignment is dropped (instead of ignoring the bogus cell)."""
     assert_graded(run, "o_extra_graded_cell", FULL_01)
@@ -318,7 +318,7 @@ def test_o_extra_graded_cell_with_unknown_id(run):
 
 
 def test_p_student_cannot_forge_grader_notes(run):
-    """BUG: ``_notes(nb)`` trusts ``nb.metadata['pe_course']['notes']`` of the submission, so a student
+    """Regression test for a fixed bug, which was: ``_notes(nb)`` trusts ``nb.metadata['pe_course']['notes']`` of the submission, so a student
     can put any text (e.g. 'grader-error') into the instructor's .grading.json record."""
     rec = assert_graded(run, "p_forged_notes", FULL_01)
     assert not any("FORGED-NOTE" in n for n in rec["notes"]), rec["notes"]

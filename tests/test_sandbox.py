@@ -697,7 +697,7 @@ def test_scratch_directory_is_removed_after_close(sandbox, ending):
 # --------------------------------------------------------------------------------------------
 @requires_bwrap
 def test_grader_does_not_write_through_symlinks_planted_in_scratch(tmp_path):
-    """BUG: on a restart ``StudentProcess._spawn`` copies worker.py/codec.py (and ``_prepare_scratch``
+    """Regression test for a fixed bug, which was: on a restart ``StudentProcess._spawn`` copies worker.py/codec.py (and ``_prepare_scratch``
     the matplotlib font cache) into the scratch directory with ``shutil.copy``, which follows a symlink
     the student left there: sandboxed code can overwrite any host file the grader (root) can write."""
     victims = {name: tmp_path / f"victim-{name}" for name in ("codec", "worker", "fontlist")}
@@ -720,7 +720,7 @@ os._exit(0)
 
 
 def test_fallback_chown_does_not_follow_symlinks(tmp_path, monkeypatch):
-    """BUG: in the fallback that drops root to nobody, ``_prepare_scratch`` chowns everything under the
+    """Regression test for a fixed bug, which was: in the fallback that drops root to nobody, ``_prepare_scratch`` chowns everything under the
     scratch directory with ``os.chown`` (follows symlinks) on every worker (re)start: a symlink left by
     student code hands any host file (e.g. /etc/shadow) to nobody."""
     if os.geteuid() != 0:

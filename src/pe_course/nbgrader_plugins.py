@@ -41,6 +41,7 @@ from nbgrader.preprocessors import (
     AssignLatePenalties,
     CheckCellMetadata,
     ClearHiddenTests,
+    ClearMarkScheme,
     ClearOutput,
     DeduplicateIds,
     Execute,
@@ -230,6 +231,32 @@ class RobustOverwriteCells(OverwriteCells):
                 source_cell = source_nb.source_cells[order.index(task.name)]
                 nb.cells.append(self.missing_cell_transform(source_cell, task.max_score, is_task=True))
         return nb, resources
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        self._restore_rubric(cell)
+        return super().preprocess_cell(cell, resources, cell_index)
+
+    def _restore_rubric(self, cell) -> None:
+        """Put back the rubric (mark scheme) that generate_assignment stripped from a locked cell.
+
+        nbgrader would restore it too, but it would log every student's untouched question cell as
+        "changed"; a cell that differs from the source by more than its rubric still goes through
+        nbgrader's check (and is reported and restored there).
+        """
+        gid = grade_id(cell)
+        if not gid or not is_locked(cell):
+            return
+        try:
+            source_cell = self.gradebook.find_source_cell(gid, self.notebook_id, self.assignment_id)
+        except MissingEntry:
+            return
+        marks = ClearMarkScheme(parent=self)
+        if marks.begin_mark_scheme_delimeter not in source_cell.source:
+            return
+        stripped = nbformat.v4.new_markdown_cell(source_cell.source)
+        marks._remove_mark_scheme_region(stripped)
+        if stripped.source == cell.source:
+            cell.source = source_cell.source
 
     @staticmethod
     def _position(nb, gid):

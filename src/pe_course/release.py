@@ -17,6 +17,7 @@ from .course import Course
 from .notebook import HIDDEN_MARKER, grade_id, is_test_cell, nbgrader_meta
 
 VOLATILE_CELL_KEYS = ("id",)
+RUBRIC_HEADING = "Rubrik penilaian"  # how every rubric in a question cell begins (docs/notebook-conventions.md)
 
 
 class ReleaseError(RuntimeError):
@@ -54,6 +55,8 @@ def release_problems(release_dir: Path, source_dir: Path) -> list[str]:
             src = cell.source
             if "BEGIN SOLUTION" in src or "END SOLUTION" in src or HIDDEN_MARKER in src or "END HIDDEN TESTS" in src:
                 problems.append(f"{where}: contains solution or hidden-test markers")
+            if "MARK SCHEME" in src or RUBRIC_HEADING in src:
+                problems.append(f"{where}: contains the graders' rubric (mark scheme)")
             if cell.cell_type == "code" and (cell.get("outputs") or cell.get("execution_count")):
                 problems.append(f"{where}: has outputs")
             meta = nbgrader_meta(cell)

@@ -1,0 +1,70 @@
+"""What the course grades, generated from the notebooks: the README's points table.
+
+The points of each graded cell live in the source notebooks' nbgrader metadata; the README's table is
+produced from them (``pe-course catalogue``) and ``tests/test_release.py`` checks that the README
+carries exactly what this prints.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+from .notebook import grade_id, nbgrader_meta, source_notebooks
+
+POINTS_BEGIN, POINTS_END = "<!-- points-table:start -->", "<!-- points-table:end -->"
+
+
+def graded_cells(source_dir: Path) -> list[tuple[str, str, bool, float]]:
+    """(notebook, grade id, written by hand?, points) for every graded cell, in notebook order."""
+    rows = []
+    for path in source_notebooks(source_dir):
+        for cell in nbformat.read(path, as_version=4).cells:
+            meta = nbgrader_meta(cell)
+            if meta.get("grade"):
+                rows.append((path.stem, grade_id(cell) or "", bool(meta.get("solution")), float(meta["points"])))
+    return rows
+
+
+def points_table(source_dir: Path) -> str:
+    """The README's points table (markdown), one row per graded cell and a total per notebook."""
+    rows = graded_cells(source_dir)
+    lines = ["| notebook | cell | graded | points |", "|---|---|---|---|"]
+    auto = manual = 0.0
+    for notebook in dict.fromkeys(name for name, *_ in rows):
+        cells = [(gid, written, pts) for name, gid, written, pts in rows if name == notebook]
+        for gid, written, pts in cells:
+            how = "manual (written answer, rubric in formgrader)" if written else "auto (hidden graders)"
+            lines.append(f"| {notebook} | `{gid}` | {how} | {pts:g} |")
+            manual, auto = (manual + pts, auto) if written else (manual, auto + pts)
+        lines.append(f"| **{notebook}** | | | **{sum(p for *_, p in cells):g}** |")
+    lines.append(f"| **total** | | {auto:g} auto + {manual:g} manual | **{auto + manual:g}** |")
+    return "\n".join(lines)
+
+
+def readme_points_table(readme: Path) -> str:
+    """The table between the points-table markers of the README."""
+    text = readme.read_text(encoding="utf-8")
+    return text.split(POINTS_BEGIN, 1)[1].split(POINTS_END, 1)[0].strip()
+
+
+def write_readme_points_table(readme: Path, table: str) -> None:
+    """Replace the table between the README's points-table markers."""
+    text = readme.read_text(encoding="utf-8")
+    before, rest = text.split(POINTS_BEGIN, 1)
+    after = rest.split(POINTS_END, 1)[1]
+    readme.write_text(f"{before}{POINTS_BEGIN}\n{table}\n{POINTS_END}{after}", encoding="utf-8")
+
+
+if __name__ == "__main__":  # python -m pe_course.catalogue [--readme README.md]
+    import sys
+
+    from .course import Course
+
+    course = Course.here()
+    table = points_table(course.source)
+    if sys.argv[1:2] == ["--readme"]:
+        write_readme_points_table(Path(sys.argv[2]) if len(sys.argv) > 2 else course.root / "README.md", table)
+    else:
+        print(table)

@@ -1,0 +1,371 @@
+"""Collect what the report shows: the gradebook (nbgrader's API) and the graders' ``.grading.json`` records.
+
+Everything taken from a submission or a record (student ids, notes, check messages, even titles and
+ids in a record) is untrusted: it is kept as plain text here and escaped by the template.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .. import cgroups
+from ..course import Course
+
+MAX_RECORD_BYTES = 20 * 1024 * 1024
+MAX_NOTES = 50  # per record: a hostile record cannot flood the attention table
+EPS = 1e-9
+TAMPERING = "suspected-tampering"
+
+# Kinds of attention issue, in the order the report explains them.
+ISSUE_TEXT = {
+    "no-submission": "in the gradebook, but no submission for this assignment",
+    "not-graded": "submitted, but not in the gradebook (not autograded yet, or grading failed)",
+    "missing-notebook": "notebook not submitted (scored 0 by nbgrader)",
+    "no-grading-record": "notebook submitted but no .grading.json record (not autograded?)",
+    "unreadable-grading-record": "the .grading.json record could not be read",
+    "record-mismatch": "the .grading.json record names another student",
+    "timeout": "time-out",
+    "crashed": "crash while grading",
+    "late": "submitted after the due date",
+    "resource-limit": "went over a resource-group limit (memory, processes, CPU or scratch files)",
+    "resource-near": "came close to a resource-group limit",
+    "unreadable-notebook": "unreadable notebook: the released stub was graded instead",
+    "repaired-metadata": "nbgrader cell metadata was repaired",
+    "dropped-metadata": "invalid nbgrader cell metadata was dropped",
+    "restored-cell": "a deleted test cell was restored",
+    "execution": "the notebook did not finish running",
+    "grader-error": "the graders failed on this notebook (scored 0)",
+    TAMPERING: "suspected tampering",
+    "note": "grading note",
+}
+# Notes in a record ("<kind>: detail") that the report names; any other note is shown as "note".
+NOTE_KINDS = frozenset({"unreadable-notebook", "repaired-metadata", "dropped-metadata", "restored-cell",
+                        "execution", "grader-error", TAMPERING})
+
+
+# --------------------------------------------------------------------------------------------
+# Data
+# --------------------------------------------------------------------------------------------
+@dataclass
+class Issue:
+    """Why a student needs a look (one line of the attention table)."""
+
+    student: str
+    notebook: str  # "" when it concerns the whole assignment
+    kind: str  # a key of ISSUE_TEXT
+    detail: str = ""
+
+
+@dataclass
+class StudentReport:
+    student: str
+    scores: dict[str, float]  # notebook -> score in the gradebook
+    raw_total: float
+    penalty: float
+    cell_scores: dict[tuple[str, str], float] = field(default_factory=dict)  # (notebook, grade id) -> score
+    missing: list[str] = field(default_factory=list)  # notebooks not submitted
+    manual: list[tuple[str, str]] = field(default_factory=list)  # (notebook, grade id) needing a manual grade
+    issues: list[Issue] = field(default_factory=list)
+
+    @property
+    def total(self) -> float:
+        """The final score, as nbgrader's export computes it (late penalty applied, never below 0)."""
+        return max(0.0, self.raw_total - self.penalty)
+
+
+@dataclass
+class CellStat:
+    """An autograded test cell over the students who submitted its notebook."""
+
+    notebook: str
+    grade_id: str
+    max_score: float
+    scores: list[float] = field(default_factory=list)
+    statuses: Counter = field(default_factory=Counter)  # record status -> students
+
+    @property
+    def n(self) -> int:
+        return len(self.scores)
+
+    @property
+    def full(self) -> int:
+        return sum(1 for s in self.scores if s >= self.max_score - EPS)
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Share of students with full marks on the cell."""
+        return self.full / self.n if self.n else None
+
+    @property
+    def mean_fraction(self) -> float | None:
+        if not self.n or self.max_score <= 0:
+            return None
+        return sum(self.scores) / self.n / self.max_score
+
+
+@dataclass
+class CheckStat:
+    """One check of a test cell, from the .grading.json records."""
+
+    notebook: str
+    grade_id: str
+    name: str
+    title: str
+    max_points: float
+    n: int = 0
+    passed: int = 0
+    messages: Counter = field(default_factory=Counter)  # failure message -> students
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.n if self.n else None
+
+
+@dataclass
+class MisconceptionStat:
+    function: str
+    id: str
+    hint: str | None  # None: not in graders/misconceptions.py
+    students: list[str] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.students)
+
+
+@dataclass
+class ReportData:
+    assignment: str
+    generated: datetime
+    duedate: datetime | None
+    notebooks: list[str]
+    notebook_max: dict[str, float]
+    students: list[StudentReport]
+    cells: list[CellStat]
+    checks: list[CheckStat]
+    misconceptions: list[MisconceptionStat]  # most frequent first
+    no_submission: list[str] = field(default_factory=list)  # in the gradebook, no submission
+    not_graded: list[str] = field(default_factory=list)  # in submitted/, not in the gradebook
+
+    @property
+    def max_total(self) -> float:
+        return sum(self.notebook_max.values())
+
+    @property
+    def totals(self) -> list[float]:
+        return [s.total for s in self.students]
+
+    @property
+    def mean_total(self) -> float | None:
+        return statistics.fmean(self.totals) if self.students else None
+
+    @property
+    def median_total(self) -> float | None:
+        return statistics.median(self.totals) if self.students else None
+
+    @property
+    def manual(self) -> list[tuple[str, str, str]]:
+        """(student, notebook, grade id) of every grade that needs a manual grade."""
+        return [(s.student, nb, gid) for s in self.students for nb, gid in s.manual]
+
+    @property
+    def issues(self) -> list[Issue]:
+        extra = [Issue(s, "", "no-submission") for s in self.no_submission]
+        extra += [Issue(s, "", "not-graded") for s in self.not_graded]
+        return sorted([i for s in self.students for i in s.issues] + extra, key=lambda i: (i.student, i.notebook))
+
+    def student(self, student_id: str) -> StudentReport | None:
+        return next((s for s in self.students if s.student == student_id), None)
+
+
+# --------------------------------------------------------------------------------------------
+# Collecting
+# --------------------------------------------------------------------------------------------
+def _gradebook(course: Course):
+    """nbgrader's Gradebook for the course (never creates a missing SQLite gradebook)."""
+    from nbgrader.api import Gradebook
+
+    coursedir = course.coursedir()
+    url = coursedir.db_url
+    if url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).is_file():
+        raise FileNotFoundError(f"no gradebook at {url}; run `nbgrader generate_assignment` and autograde first")
+    # the course's own course id: Gradebook(url) alone would add a "default_course" row
+    return Gradebook(url, course_id=coursedir.course_id or "default_course")
+
+
+def _text(value: Any, default: str = "") -> str:
+    return value if isinstance(value, str) else default
+
+
+def _num(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return 0.0
+    return float(value)
+
+
+def _items(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _read_record(path: Path) -> tuple[dict | None, str]:
+    """A .grading.json record as a dict, or (None, why) when there is none or it is unreadable."""
+    try:
+        if path.stat().st_size > MAX_RECORD_BYTES:
+            return None, f"larger than {MAX_RECORD_BYTES // 2**20} MB"
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None, ""
+    except (OSError, ValueError) as exc:
+        return None, f"{type(exc).__name__}: {str(exc)[:200]}"
+    if not isinstance(data, dict):
+        return None, "not a JSON object"
+    return data, ""
+
+
+def _note_issue(student: str, notebook: str, note: str) -> Issue:
+    kind = next((k for k in sorted(NOTE_KINDS) if note.startswith(k)), "note")
+    return Issue(student, notebook, kind, note[:1000])
+
+
+def _hints(course: Course) -> dict[tuple[str, str], str]:
+    """(function, misconception id) -> hint, from the catalogue in graders/misconceptions.py."""
+    from .grading import load_suite
+
+    try:
+        suite = load_suite(course.graders)
+    except Exception:  # noqa: BLE001 (no graders here: the report still works, without hints)
+        return {}
+    return {(m.function, m.id): m.hint for found in suite.misconceptions.values() for m in found}
+
+
+def collect(course: Course) -> ReportData:
+    """Everything the report shows, from the gradebook (nbgrader's API) and the grading records."""
+    generated = datetime.now().astimezone()
+    with _gradebook(course) as gb:
+        assignment = gb.find_assignment(course.assignment)
+        duedate = assignment.duedate
+        notebooks = [nb.name for nb in assignment.notebooks]
+        notebook_max = {nb.name: float(nb.max_score or 0.0) for nb in assignment.notebooks}
+        cells: dict[tuple[str, str], CellStat] = {}
+        for nb in assignment.notebooks:
+            for gc in nb.grade_cells:
+                if gc.cell_type == "code":  # test cells are autograded; markdown ones are written answers
+                    cells[(nb.name, gc.name)] = CellStat(nb.name, gc.name, float(gc.max_score or 0.0))
+        students: list[StudentReport] = []
+        for sub in assignment.submissions:
+            by_nb = {snb.name: snb for snb in sub.notebooks}
+            report = StudentReport(sub.student.id, {}, float(sub.score or 0.0),
+                                   float(sub.late_submission_penalty or 0.0))
+            late = float(sub.total_seconds_late or 0.0)
+            if late > 0:  # the timestamp the LMS stored (zip_collect) or nbgrader's exchange, after the due date
+                report.issues.append(Issue(sub.student.id, "", "late",
+                                           f"submitted {late / 3600:.1f} h after the due date "
+                                           f"(timestamp {sub.timestamp}, penalty {report.penalty:g})"))
+            for name in notebooks:
+                snb = by_nb.get(name)
+                report.scores[name] = float(snb.score or 0.0) if snb is not None else 0.0
+                for grade in (snb.grades if snb is not None else []):
+                    report.cell_scores[(name, grade.name)] = float(grade.score or 0.0)
+                    if grade.needs_manual_grade:
+                        report.manual.append((name, grade.name))
+            students.append(report)
+        submitted_ids = {s.student for s in students}
+        no_submission = sorted(s.id for s in gb.students if s.id not in submitted_ids)
+
+    students.sort(key=lambda s: s.student)
+    hints = _hints(course)
+    checks: dict[tuple[str, str, str], CheckStat] = {}
+    diagnosed: dict[tuple[str, str], set[str]] = {}
+    for report in students:
+        _read_student(course, report, notebooks, cells, checks, diagnosed)
+
+    misconceptions = [MisconceptionStat(fn, mid, hints.get((fn, mid)), sorted(who))
+                      for (fn, mid), who in diagnosed.items()]
+    misconceptions.sort(key=lambda m: (-m.count, m.function, m.id))
+    # submitted/ but no submission in the gradebook: not graded (yet), whether or not nbgrader knows the student
+    not_graded = sorted(set(_submitted_students(course)) - {s.student for s in students})
+    no_submission = [s for s in no_submission if s not in not_graded]
+    return ReportData(course.assignment, generated, duedate, notebooks, notebook_max, students,
+                      list(cells.values()), list(checks.values()), misconceptions,
+                      no_submission=no_submission, not_graded=not_graded)
+
+
+def _submitted_students(course: Course) -> list[str]:
+    folder = course.submitted
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if (p / course.assignment).is_dir())
+
+
+def _read_student(course: Course, report: StudentReport, notebooks: list[str],
+                  cells: dict[tuple[str, str], CellStat], checks: dict[tuple[str, str, str], CheckStat],
+                  diagnosed: dict[tuple[str, str], set[str]]) -> None:
+    student = report.student
+    submitted = course.submitted / student / course.assignment
+    graded = course.autograded / student / course.assignment
+    for name in notebooks:
+        if not (submitted / f"{name}.ipynb").is_file() and not (graded / f"{name}.ipynb").is_file():
+            report.missing.append(name)
+            report.issues.append(Issue(student, name, "missing-notebook"))
+            continue
+        for (nb, gid), stat in cells.items():
+            if nb == name:
+                stat.scores.append(report.cell_scores.get((nb, gid), 0.0))
+        record, problem = _read_record(graded / f"{name}.grading.json")
+        if record is None:
+            kind = "unreadable-grading-record" if problem else "no-grading-record"
+            report.issues.append(Issue(student, name, kind, problem))
+            continue
+        named = record.get("student")
+        if isinstance(named, str) and named != student:
+            report.issues.append(Issue(student, name, "record-mismatch", f"record is for {named[:200]}"))
+        for note in _items(record.get("notes"))[:MAX_NOTES]:
+            if isinstance(note, str):
+                report.issues.append(_note_issue(student, name, note))
+        timed_out = [i for i in _items(record.get("timed_out_cells")) if isinstance(i, int)]
+        if timed_out:
+            report.issues.append(Issue(student, name, "timeout",
+                                       f"notebook cell(s) {', '.join(map(str, timed_out[:20]))} timed out "
+                                       "while the notebook ran"))
+        for kind, detail in cgroups.attention(record.get("resources")):
+            report.issues.append(Issue(student, name, kind, detail))
+        for cell in _items(record.get("cells")):
+            if isinstance(cell, dict):
+                _read_cell(report, name, cell, cells, checks, diagnosed)
+
+
+def _read_cell(report: StudentReport, notebook: str, cell: dict, cells: dict[tuple[str, str], CellStat],
+               checks: dict[tuple[str, str, str], CheckStat], diagnosed: dict[tuple[str, str], set[str]]) -> None:
+    gid = _text(cell.get("grade_id"))
+    function = _text(cell.get("function"), gid.removeprefix("test_"))
+    status = _text(cell.get("status"), "unknown")
+    stat = cells.get((notebook, gid))
+    if stat is not None:
+        stat.statuses[status] += 1
+    if status in ("timeout", "crashed", "resource-limit"):
+        report.issues.append(Issue(report.student, notebook, status, f"{gid} ({function})"))
+    for chk in _items(cell.get("checks")):
+        if not isinstance(chk, dict):
+            continue
+        name = _text(chk.get("name"), "?")
+        key = (notebook, gid, name)
+        if key not in checks:
+            checks[key] = CheckStat(notebook, gid, name, _text(chk.get("title"), name), _num(chk.get("max_points")))
+        cs = checks[key]
+        cs.n += 1
+        if chk.get("passed") is True:
+            cs.passed += 1
+        else:
+            message = _text(chk.get("message")).strip()
+            if message:
+                cs.messages[message[:300]] += 1
+    for mid in _items(cell.get("misconceptions")):
+        if isinstance(mid, str) and mid:
+            diagnosed.setdefault((function, mid), set()).add(report.student)

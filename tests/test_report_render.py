@@ -1,0 +1,59 @@
+"""The report's HTML from a hand-built ReportData (fast, no gradebook): golden file and escaping.
+
+Regenerate the golden file after an intended change with ``pytest tests/test_report_render.py
+--force-regen`` and review the diff of ``tests/test_report_render/``.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from report_fixture import sample_report_data
+
+from pe_course.report import render_html
+
+PNG = re.compile(r"data:image/png;base64,[A-Za-z0-9+/=]+")
+
+
+def masked(html: str) -> str:
+    """The report with its plots (volatile across matplotlib versions) replaced by a marker."""
+    return PNG.sub("data:image/png;base64,<PNG>", html)
+
+
+def test_report_html_matches_the_golden_file(file_regression):
+    file_regression.check(masked(render_html(sample_report_data())), extension=".html")
+
+
+def test_every_plot_is_a_real_png():
+    import base64
+
+    pngs = PNG.findall(render_html(sample_report_data()))
+    assert len(pngs) == 4
+    assert all(base64.b64decode(p.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+
+
+class _Elements(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[str] = []
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("href", "").startswith("#"):
+            self.links.append(attrs["href"][1:])
+
+
+def test_untrusted_text_is_escaped_and_the_page_is_well_formed():
+    html = render_html(sample_report_data())
+    parser = _Elements()
+    parser.feed(html)
+    assert "script" not in parser.tags, "a student id '<script>' became markup"
+    assert "budi&lt;script&gt;" in html and "&amp; &lt;b&gt;" in html
+    assert set(parser.links) <= parser.ids, "every in-page link lands on a section"
+    assert html.count("<section") == html.count("</section>") == 5
