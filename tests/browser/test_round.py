@@ -159,3 +159,95 @@ def test_student_fetches_works_validates_and_submits(world: World, page: Page, s
     inbound = list((world.exchange / "pe-course" / "inbound").iterdir())
     assert [p.name.split("+")[0] for p in inbound] == [STUDENT]
     world.submitted = True
+
+
+def test_grader_grades_the_written_answer_with_the_rubric_and_the_student_reads_feedback(world: World, page: Page,
+                                                                                           shots):
+    if not world.submitted:
+        pytest.skip("needs the submission made in test_student_fetches_works_validates_and_submits")
+    world.instructor("nbgrader", "collect", ASSIGNMENT)
+    assert (world.course / "submitted" / STUDENT / ASSIGNMENT / "02_sinusoidal.ipynb").is_file()
+    world.instructor("pe-course", "grade", ASSIGNMENT)
+
+    server = world.server("instructor")
+    grader = page.context.browser.new_context(  # the grader's own browser; formgrader's API calls carry the token
+        viewport={"width": 1280, "height": 900}, extra_http_headers={"Authorization": f"token {server.token}"})
+    student_page, page = page, grader.new_page()
+    page.goto(server.url(f"formgrader/gradebook/{ASSIGNMENT}/02_sinusoidal"))
+    submission = page.locator("a", has_text="Submission #1")
+    expect(submission).to_be_visible(timeout=60_000)
+    expect(page.locator("td.needs-manual-grade")).to_have_attribute("data-search", "needs manual grade")
+    shots(page, "formgrader-submissions")
+    submission.click()
+
+    score = page.locator("input.score#answer_sin_cos")
+    expect(score).to_be_visible(timeout=60_000)
+    answer_cell = page.locator(".cell").filter(has=score)
+    expect(answer_cell).to_contain_text(ANSWER[:60])
+    # The rubric is the cell right above the answer (the locked question cell, restored at autograde).
+    rubric_cell = answer_cell.locator("xpath=preceding-sibling::div[contains(@class, 'cell')][1]")
+    expect(rubric_cell).to_contain_text("Rubrik penilaian")
+    expect(rubric_cell.get_by_text("Rubrik penilaian")).to_be_visible()
+    expect(rubric_cell.locator("table")).to_be_visible()  # criteria with their points
+    rubric_cell.scroll_into_view_if_needed()
+    lab.settle(page)
+    shots(page, "formgrader-rubric-and-answer")
+
+    score.fill("1.5")
+    score.press("Tab")
+    comment = page.locator("textarea.comment#answer_sin_cos-comment")
+    comment.fill(COMMENT)
+    comment.press("Tab")
+    answer_cell.scroll_into_view_if_needed()
+    lab.settle(page)
+    shots(page, "formgrader-scored")
+
+    from pe_course.course import Course
+
+    def saved():
+        with Course(world.course).gradebook() as gb:
+            grade = gb.find_grade("answer_sin_cos", "02_sinusoidal", ASSIGNMENT, STUDENT)
+            comment_row = gb.find_comment("answer_sin_cos", "02_sinusoidal", ASSIGNMENT, STUDENT)
+            return grade.manual_score, comment_row.manual_comment
+
+    for _ in range(50):
+        if saved() == (1.5, COMMENT):
+            break
+        page.wait_for_timeout(200)
+    assert saved() == (1.5, COMMENT), "formgrader saved the points and the comment in the gradebook"
+    page.reload()
+    expect(page.locator("input.score#answer_sin_cos")).to_have_value("1.5")
+
+    grader.close()
+    world.instructor("pe-course", "feedback", ASSIGNMENT, "--exchange")
+
+    page = student_page
+    student = world.server("student")
+    lab.open_lab(page, student.url("lab"))
+    lab.assignment_list(page)
+    submitted = lab.wait_for_list(page, "submitted", 1)
+    fetch = submitted.first.locator('.item_status button:text("Fetch Feedback")')
+    expect(fetch).to_be_visible(timeout=60_000)
+    shots(page, "feedback-available")
+    fetch.click()
+    view = page.locator("#submitted_assignments_list a", has_text="view feedback")
+    expect(view).to_be_visible(timeout=60_000)
+    shots(page, "feedback-fetched")
+    view.first.click()  # the file browser goes to the feedback folder
+    item = page.locator(".jp-DirListing-item", has_text="02_sinusoidal.html")
+    expect(item).to_be_visible()
+    item.dblclick()
+    feedback = page.frame_locator("#jp-main-dock-panel .jp-HTMLViewer:not(.lm-mod-hidden) iframe")
+    body = feedback.locator("body")
+    expect(body).to_contain_text("Penilaian otomatis", timeout=60_000)  # the graders' messages, in Indonesian
+    expect(body).to_contain_text("Penilaian otomatis `positional_encoding`: 3 / 3 poin".replace("`", ""))
+    expect(body).to_contain_text(COMMENT)
+    expect(body).to_contain_text("1.5 / 2")
+    expect(body).to_contain_text("Rubrik penilaian")  # shown with the feedback, on purpose (conventions)
+    feedback.get_by_text(COMMENT).scroll_into_view_if_needed()
+    lab.settle(page)
+    shots(page, "feedback-opened")
+
+    html = next((world.student_dir / ASSIGNMENT).parent.rglob("feedback/*/02_sinusoidal.html")).read_text()
+    for hidden in ("BEGIN HIDDEN TESTS", "BEGIN SOLUTION", "BEGIN MARK SCHEME", "grading.json", "graders/"):
+        assert hidden not in html, f"feedback shows {hidden!r}"
