@@ -45,6 +45,12 @@ class World:
     def instructor(self, *args: str):
         return run(list(args), cwd=self.course, env=self.instructor_env)
 
+    def collect_and_grade(self) -> None:
+        if not (self.course / "autograded" / STUDENT).is_dir():
+            self.instructor("nbgrader", "collect", ASSIGNMENT)
+            assert (self.course / "submitted" / STUDENT / ASSIGNMENT / "02_sinusoidal.ipynb").is_file()
+            self.instructor("pe-course", "grade", ASSIGNMENT)
+
 
 @pytest.fixture(scope="module")
 def world(_course_template, tmp_path_factory):
@@ -165,9 +171,7 @@ def test_grader_grades_the_written_answer_with_the_rubric_and_the_student_reads_
                                                                                            shots):
     if not world.submitted:
         pytest.skip("needs the submission made in test_student_fetches_works_validates_and_submits")
-    world.instructor("nbgrader", "collect", ASSIGNMENT)
-    assert (world.course / "submitted" / STUDENT / ASSIGNMENT / "02_sinusoidal.ipynb").is_file()
-    world.instructor("pe-course", "grade", ASSIGNMENT)
+    world.collect_and_grade()
 
     server = world.server("instructor")
     grader = page.context.browser.new_context(  # the grader's own browser; formgrader's API calls carry the token
@@ -251,3 +255,47 @@ def test_grader_grades_the_written_answer_with_the_rubric_and_the_student_reads_
     html = next((world.student_dir / ASSIGNMENT).parent.rglob("feedback/*/02_sinusoidal.html")).read_text()
     for hidden in ("BEGIN HIDDEN TESTS", "BEGIN SOLUTION", "BEGIN MARK SCHEME", "grading.json", "graders/"):
         assert hidden not in html, f"feedback shows {hidden!r}"
+
+
+def test_report_renders_cleanly_with_working_images_and_links_at_desktop_and_phone_widths(world: World, page: Page,
+                                                                                          shots):
+    if world.submitted:
+        world.collect_and_grade()
+    world.instructor("pe-course", "report", ASSIGNMENT)
+    report = world.course / "reports" / ASSIGNMENT / "report.html"
+    problems: list[str] = []
+    page.on("console", lambda msg: problems.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    page.on("requestfailed", lambda req: problems.append(f"request failed: {req.url[:80]} {req.failure}"))
+    page.goto(report.as_uri())
+    page.wait_for_load_state("load")
+
+    images = page.locator("img")
+    assert images.count() > 0
+    sizes = images.evaluate_all("imgs => imgs.map(i => [i.alt, i.complete, i.naturalWidth, i.naturalHeight])")
+    broken = [alt for alt, complete, width, height in sizes if not (complete and width > 0 and height > 0)]
+    assert not broken, f"images not loaded: {broken}"
+
+    links = page.locator("a[href^='#']")
+    targets = links.evaluate_all("as => as.map(a => decodeURIComponent(a.getAttribute('href').slice(1)))")
+    assert targets, "the report has in-page navigation"
+    for target in targets:
+        assert page.locator(f"[id='{target}']").count() == 1, f"link #{target} has no section to land on"
+    for width, height in ((1280, 900), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        for i, target in enumerate(targets):
+            page.evaluate("window.scrollTo(0, 0)")
+            links.nth(i).click()
+            page.wait_for_function("id => location.hash === '#' + id", arg=target)
+            landed = page.evaluate("""id => { const r = document.getElementById(id).getBoundingClientRect();
+                const bottom = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
+                return Math.abs(r.top) < 4 || (bottom && r.top >= 0 && r.top < window.innerHeight); }""", target)
+            assert landed, f"at {width} px, link #{target} does not bring its section into view"
+        page.evaluate("window.scrollTo(0, 0)")
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"at {width} px the page scrolls sideways by {overflow} px"
+        smallest = page.evaluate("""() => Math.min(...[...document.querySelectorAll('p, li, td, th')]
+            .filter(e => e.textContent.trim()).map(e => parseFloat(getComputedStyle(e).fontSize)))""")
+        assert smallest >= 11, f"at {width} px some text is {smallest} px"
+        shots(page, f"report-{width}px", full_page=False)
+    assert not problems, problems
