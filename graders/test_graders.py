@@ -14,6 +14,8 @@ from pe_course.selfcheck import reference_submission
 
 from .conftest import submission_notebooks
 
+pytestmark = pytest.mark.slow  # every check runs the graders against a sandboxed worker
+
 GRADERS = Path(__file__).resolve().parent
 SOURCE = GRADERS.parent / "source" / "positional-encoding"
 _RESULTS: dict[tuple[str, str], NotebookResult] = {}

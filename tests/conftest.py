@@ -27,6 +27,22 @@ NOTEBOOKS = ("01_embedding", "02_sinusoidal", "03_rotation", "04_similarity")
 
 requires_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap (bwrap) is not installed")
 
+# The fast tier (`pytest -m "not slow"`) is pure, single-process tests. A test that starts a sandbox,
+# a kernel, an nbgrader app or a grading round is slow: whole modules below, and any test using one
+# of these fixtures (so a new test that needs one is put in the slow tier without having to say so).
+SLOW_MODULES = {"test_batch", "test_demo", "test_groups", "test_hostile", "test_instructor_round", "test_postgres",
+                "test_report", "test_robustness", "test_sandbox",
+                "test_self_validation", "test_distributed"}
+SLOW_FIXTURES = {"course_copy", "make_course", "_course_template", "executed", "executed_release", "sandbox",
+                 "bwrap_sandbox", "grade", "hostile_course", "autograded"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
+        if module in SLOW_MODULES or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(scope="session")
 def repo_course() -> Course:

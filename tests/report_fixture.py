@@ -12,7 +12,7 @@ def sample_report_data() -> ReportData:
     notebooks = ["01_embedding", "02_sinusoidal"]
     students = [
         StudentReport("ani", {"01_embedding": 9.0, "02_sinusoidal": 6.0}, 15.0, 0.0,
-                      manual=[("01_embedding", "answer_add_vs_concat")]),
+                      manual=[("01_embedding", "answer_untrained_positions")]),
         StudentReport("budi<script>", {"01_embedding": 3.0, "02_sinusoidal": 0.0}, 3.0, 1.0,
                       missing=["02_sinusoidal"],
                       issues=[Issue("budi<script>", "02_sinusoidal", "missing-notebook"),

@@ -60,7 +60,7 @@ def test_feedback_after_manual_grading_carries_the_written_score_offline_and_zip
     graded = pe_course(course_copy.root, "grade", "positional-encoding")
     assert graded.returncode == 0, graded.stdout + graded.stderr
     with course_copy.course.gradebook() as gb:  # what a grader does in formgrader
-        grade = gb.find_grade("answer_add_vs_concat", "01_embedding", "positional-encoding", "ani")
+        grade = gb.find_grade("answer_untrained_positions", "01_embedding", "positional-encoding", "ani")
         grade.manual_score = 1.5
         gb.db.commit()
     proc = pe_course(course_copy.root, "feedback", "positional-encoding")

@@ -60,6 +60,7 @@ def test_misplaced_and_renamed_notebooks_are_moved_when_unambiguous_and_always_n
     assert len(messages) == 4
 
 
+@pytest.mark.slow  # runs `pytest graders` in a subprocess (the last case grades a notebook)
 @pytest.mark.parametrize(("args", "code"), [(["/nonexistent/01_embedding.ipynb"], 4), (["{tmp}/tugas.ipynb"], 4),
                                             (["{tmp}/01_embedding (1).ipynb"], 0)])
 def test_pytest_graders_refuses_a_path_it_cannot_grade(tmp_path, args, code):

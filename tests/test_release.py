@@ -50,8 +50,8 @@ CALLS = {
     "offset_similarity": lambda: (1, 8),
     "self_attention": lambda: (np.eye(2),),
 }
-POINTS_PER_NOTEBOOK = {"01_embedding": 9, "02_sinusoidal": 6, "03_rotation": 11, "04_similarity": 7}
-TOTAL_POINTS = 33
+POINTS_PER_NOTEBOOK = {"01_embedding": 9, "02_sinusoidal": 6, "03_rotation": 11, "04_similarity": 9}
+TOTAL_POINTS = 35
 
 
 def source_nb(name: str):
@@ -146,7 +146,7 @@ def _add_hidden_marker(nb):
 
 
 def _leak_rubric(nb):
-    c = next(c for c in nb.cells if gid(c) == "question_add_vs_concat")
+    c = next(c for c in nb.cells if gid(c) == "question_untrained_positions")
     c.source += "\n\n**Rubrik penilaian:** 1 poin untuk dimensi yang tetap d."
 
 

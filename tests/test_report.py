@@ -148,7 +148,7 @@ def test_collect_matches_gradebook_and_records(graded):
 
     assert [s.student for s in data.students] == ["alice", "bob", "carol"]
     assert {s.student: s.total for s in data.students} == pytest.approx(totals)
-    assert data.max_total == 33
+    assert data.max_total == 35
     assert data.student("alice").total == 11  # 7 + 4 autograded points; written answers not graded yet
     assert data.student("bob").total == 0
 
@@ -159,7 +159,7 @@ def test_collect_matches_gradebook_and_records(graded):
 
     # manual grading: exactly the gradebook's needs_manual_grade, and alice's written answers are there
     assert set(data.manual) == manual
-    assert {("alice", "01_embedding", "answer_add_vs_concat"), ("alice", "02_sinusoidal", "answer_sin_cos")} <= manual
+    assert {("alice", "01_embedding", "answer_untrained_positions"), ("alice", "02_sinusoidal", "answer_sin_only")} <= manual
     assert all(gid.startswith("answer_") for _, _, gid in data.manual)
 
     # misconception from carol's record, hint from the graders' catalogue
@@ -202,7 +202,7 @@ def test_report_html_is_self_contained_with_plots_and_findings(graded):
     text = page.plain
     assert "Grading report: positional-encoding" in text
     assert "Students 3 with a submission" in text
-    assert "Mean total 4.42 / 33" in text and "Median total 2.25 / 33" in text  # (11 + 0 + 2.25) / 3
+    assert "Mean total 4.42 / 35" in text and "Median total 2.25 / 35" in text  # (11 + 0 + 2.25) / 3
 
     # misconception id and its (Indonesian) hint, with the student
     hint = next(m.hint for m in load_suite(graded.course.graders).misconceptions["positional_encoding"]
@@ -231,7 +231,7 @@ def test_grades_csv_is_nbgraders_export_with_gradebook_totals(graded):
     for row in rows:
         assert row["assignment"] == ASSIGNMENT
         assert float(row["score"]) == pytest.approx(totals[row["student_id"]])
-        assert float(row["max_score"]) == 33
+        assert float(row["max_score"]) == 35
 
 
 @pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own add_submission, new student
@@ -274,8 +274,8 @@ def test_hostile_ids_notes_and_messages_are_escaped(graded, tmp_path):
     assert "<script" not in source.lower()
     assert all(set(img) <= {"class", "src", "alt"} for img in page.images)  # no injected <img onerror>
     assert "script" not in page.tags and page.tags.count("table") == source.count("<table")
-    assert "&lt;script&gt;alert(&#x27;msg&#x27;)&lt;/script&gt;" in source
-    assert "&lt;script&gt;alert(&#x27;id&#x27;)" in source
+    assert "&lt;script&gt;alert(&#39;msg&#39;)&lt;/script&gt;" in source
+    assert "&lt;script&gt;alert(&#39;id&#39;)" in source
 
     rows = {(r.get("data-student"), r.get("data-notebook", ""), r.get("data-kind", "")) for r in page.rows}
     assert (HOSTILE_ID, "01_embedding", "suspected-tampering") in rows  # attribute round-trips unchanged

@@ -148,12 +148,15 @@ MEMORY = '''def offset_similarity(offset, d_model, base=10000.0):
         blocks.append(np.ones(10**8))'''
 
 WRITTEN = {
-    "answer_add_vs_concat": "Dijumlahkan agar dimensi tetap d_model, sehingga arsitektur tidak berubah; "
-                            "model belajar memakai sebagian arah vektor untuk isi token dan sebagian untuk posisi.",
-    "answer_sin_cos": "Karena pergeseran posisi sejauh k sama dengan rotasi setiap pasangan (sin, cos), yaitu "
-                      "transformasi linear, dan nilainya tetap di antara -1 dan 1 untuk posisi berapa pun.",
-    "answer_learned_sin_rope": "Tabel yang dipelajari tidak bisa melewati block_size; sinusoidal berlaku untuk "
-                               "panjang berapa pun; RoPE memutar Q dan K sehingga skor hanya bergantung pada m - n.",
+    "answer_untrained_positions": "Baris 8-11 tidak berubah karena embed_backward memberi gradien nol untuk t >= T; "
+                                  "posisi 256-599 mendapat baris acak yang tidak pernah dilatih, tanpa error apa pun.",
+    "answer_sin_only": "Tidak: PE_sin(0) adalah vektor nol, jadi tidak ada M dengan M PE_sin(0) = PE_sin(k); dan "
+                       "sin a sin b memuat cos(a + b), jadi perkalian titiknya juga bergantung pada p + q.",
+    "answer_rope_before_projection": "Tidak: skornya x_m^T R_m^T W R_n x_n, dan W di antara kedua rotasi "
+                                     "umumnya tidak berkomutasi dengannya, jadi posisi absolut tetap ada. RoPE dipasang setelah proyeksi.",
+    "answer_causal_mask": "Ya, berbeda: di posisi 0 'orang' hanya melihat dirinya, di posisi 2 melihat ketiga kata. "
+                          "Tetapi 'orang menggigit anjing' dan 'menggigit orang anjing' memberi output yang sama "
+                          "untuk 'anjing', karena rata-rata berbobot tidak peduli urutan.",
 }
 
 

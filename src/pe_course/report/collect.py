@@ -236,7 +236,7 @@ def _note_issue(student: str, notebook: str, note: str) -> Issue:
 
 def _hints(course: Course) -> dict[tuple[str, str], str]:
     """(function, misconception id) -> hint, from the catalogue in graders/misconceptions.py."""
-    from .grading import load_suite
+    from ..grading import load_suite
 
     try:
         suite = load_suite(course.graders)
