@@ -19,10 +19,19 @@ from .jupyter import JupyterServer, run, scratch_env
 
 ASSIGNMENT = "positional-encoding"
 STUDENT = "ani"
-ANSWER = ("Sinus dan kosinus memberi nilai yang selalu berada di antara -1 dan 1, jadi tidak menenggelamkan "
-          "embedding token, dan menggeser posisi sejauh k sama dengan memutar tiap pasangan (sin, cos): "
-          "posisi relatif menjadi transformasi linear.")
-COMMENT = "Bagus: rotasi dan nilai terbatas disebut. Sebutkan juga sidik jari unik dari frekuensi berbeda."
+ANSWER = ("1. Tidak: PE_sin(0) adalah vektor nol, jadi M · PE_sin(0) = 0 untuk matriks apa pun, padahal "
+          "PE_sin(1) bukan nol.\n2. Tidak: sin a · sin b = ½[cos(a − b) − cos(a + b)], jadi hasilnya juga "
+          "bergantung pada p + q, bukan hanya pada offset p − q.")
+COMMENT = "Bagian 1 tepat. Bagian 2: alasannya benar, tetapi sertakan contoh angka yang Anda hitung (misalnya d_model = 8)."
+
+
+def _cells(nb) -> dict[str, str]:
+    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells if "nbgrader" in c.metadata}
+
+
+REFERENCE = _cells(reference_nb("02_sinusoidal"))
+# The written answer of 02_sinusoidal (its grade_id follows the question: answer_<name>).
+(ANSWER_ID,) = [gid for gid in REFERENCE if gid.startswith("answer_")]
 
 
 @dataclass
@@ -102,8 +111,7 @@ def test_student_fetches_works_validates_and_submits(world: World, page: Page, s
     shots(page, "validate-failed")
     lab.close_dialog(page, "Error")
 
-    reference = {c.metadata["nbgrader"]["grade_id"]: c.source for c in reference_nb("02_sinusoidal").cells
-                 if "nbgrader" in c.metadata}
+    reference = REFERENCE
     lab.replace_source(page, lab.cell_with(page, "def frequencies("), reference["solution_frequencies"])
     lab.replace_source(page, lab.cell_with(page, "def positional_encoding("),
                        reference["solution_positional_encoding"])
@@ -112,10 +120,9 @@ def test_student_fetches_works_validates_and_submits(world: World, page: Page, s
     lab.replace_source(page, answer, ANSWER)
     page.keyboard.press("ControlOrMeta+Enter")  # render it in place (Shift+Enter would add a cell below)
     lab.save(page)
-    saved = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(
-        world.student_dir / ASSIGNMENT / "02_sinusoidal.ipynb", as_version=4).cells if "nbgrader" in c.metadata}
+    saved = _cells(nbformat.read(world.student_dir / ASSIGNMENT / "02_sinusoidal.ipynb", as_version=4))
     assert saved["solution_frequencies"] == reference["solution_frequencies"], "typed exactly, saved to disk"
-    assert saved["answer_sin_cos"] == ANSWER
+    assert saved[ANSWER_ID] == ANSWER
 
     lab.run_all(page)
     lab.wait_idle(page)
@@ -184,10 +191,10 @@ def test_grader_grades_the_written_answer_with_the_rubric_and_the_student_reads_
     shots(page, "formgrader-submissions")
     submission.click()
 
-    score = page.locator("input.score#answer_sin_cos")
+    score = page.locator(f"input.score#{ANSWER_ID}")
     expect(score).to_be_visible(timeout=60_000)
     answer_cell = page.locator(".cell").filter(has=score)
-    expect(answer_cell).to_contain_text(ANSWER[:60])
+    expect(answer_cell).to_contain_text("PE_sin(0) adalah vektor nol")
     # The rubric is the cell right above the answer (the locked question cell, restored at autograde).
     rubric_cell = answer_cell.locator("xpath=preceding-sibling::div[contains(@class, 'cell')][1]")
     expect(rubric_cell).to_contain_text("Rubrik penilaian")
@@ -199,7 +206,7 @@ def test_grader_grades_the_written_answer_with_the_rubric_and_the_student_reads_
 
     score.fill("1.5")
     score.press("Tab")
-    comment = page.locator("textarea.comment#answer_sin_cos-comment")
+    comment = page.locator(f"textarea.comment#{ANSWER_ID}-comment")
     comment.fill(COMMENT)
     comment.press("Tab")
     answer_cell.scroll_into_view_if_needed()
@@ -210,8 +217,8 @@ def test_grader_grades_the_written_answer_with_the_rubric_and_the_student_reads_
 
     def saved():
         with Course(world.course).gradebook() as gb:
-            grade = gb.find_grade("answer_sin_cos", "02_sinusoidal", ASSIGNMENT, STUDENT)
-            comment_row = gb.find_comment("answer_sin_cos", "02_sinusoidal", ASSIGNMENT, STUDENT)
+            grade = gb.find_grade(ANSWER_ID, "02_sinusoidal", ASSIGNMENT, STUDENT)
+            comment_row = gb.find_comment(ANSWER_ID, "02_sinusoidal", ASSIGNMENT, STUDENT)
             return grade.manual_score, comment_row.manual_comment
 
     for _ in range(50):
@@ -220,7 +227,7 @@ def test_grader_grades_the_written_answer_with_the_rubric_and_the_student_reads_
         page.wait_for_timeout(200)
     assert saved() == (1.5, COMMENT), "formgrader saved the points and the comment in the gradebook"
     page.reload()
-    expect(page.locator("input.score#answer_sin_cos")).to_have_value("1.5")
+    expect(page.locator(f"input.score#{ANSWER_ID}")).to_have_value("1.5")
 
     grader.close()
     world.instructor("pe-course", "feedback", ASSIGNMENT, "--exchange")
@@ -253,7 +260,7 @@ def test_grader_grades_the_written_answer_with_the_rubric_and_the_student_reads_
     shots(page, "feedback-opened")
 
     html = next((world.student_dir / ASSIGNMENT).parent.rglob("feedback/*/02_sinusoidal.html")).read_text()
-    for hidden in ("BEGIN HIDDEN TESTS", "BEGIN SOLUTION", "BEGIN MARK SCHEME", "grading.json", "graders/"):
+    for hidden in ("BEGIN HIDDEN TESTS", "BEGIN SOLUTION", "grading.json", "graders/", "checks_sinusoidal"):
         assert hidden not in html, f"feedback shows {hidden!r}"
 
 
