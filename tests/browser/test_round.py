@@ -200,6 +200,9 @@ def test_grader_grades_the_written_answer_with_the_rubric_and_the_student_reads_
     expect(rubric_cell).to_contain_text("Rubrik penilaian")
     expect(rubric_cell.get_by_text("Rubrik penilaian")).to_be_visible()
     expect(rubric_cell.locator("table")).to_be_visible()  # criteria with their points
+    # Formulas rendered (MathML, built by the server: formgrader's MathJax would come from a CDN).
+    expect(rubric_cell.locator("math").first).to_be_visible()
+    assert "\\sin" not in rubric_cell.inner_text(), "the rubric's formulas are shown as TeX source"
     rubric_cell.scroll_into_view_if_needed()
     lab.settle(page)
     shots(page, "formgrader-rubric-and-answer")
