@@ -7,8 +7,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from pe_course.grading import NotebookResult, grade_notebook, load_suite
+from pe_course.grading import grade_notebook, load_suite
 from pe_course.notebook import load_reference
+from pe_course.record import GradingRecord
 from pe_course.sandbox import Sandbox
 from pe_course.selfcheck import reference_submission
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.slow  # every check runs the graders against a sandboxe
 
 GRADERS = Path(__file__).resolve().parent
 SOURCE = GRADERS.parent / "source" / "positional-encoding"
-_RESULTS: dict[tuple[str, str], NotebookResult] = {}
+_RESULTS: dict[tuple[str, str], GradingRecord] = {}
 
 
 def pytest_generate_tests(metafunc):
@@ -34,7 +35,7 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize(("notebook", "path", "cell_id", "check_id"), params)
 
 
-def _graded(notebook: str, path: str, no_bwrap: bool) -> NotebookResult:
+def _graded(notebook: str, path: str, no_bwrap: bool) -> GradingRecord:
     key = (notebook, path)
     if key not in _RESULTS:
         nb = nbformat.read(path, as_version=4) if path else reference_submission(SOURCE / f"{notebook}.ipynb")

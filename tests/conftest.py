@@ -19,6 +19,7 @@ import pytest
 from pe_course.course import Course
 from pe_course.grading import load_suite
 from pe_course.notebook import load_reference
+from pe_course.record import Note
 from pe_course.sandbox import bwrap_path
 from pe_course.selfcheck import reference_submission
 
@@ -84,6 +85,11 @@ def append_code(nb, code: str):
     nb = nbformat.from_dict(nb)
     nb.cells.append(nbformat.v4.new_code_cell(code))
     return nb
+
+
+def notes_of(record: dict) -> list[str]:
+    """A record's notes as "kind: detail" text (what the assertions read)."""
+    return [str(Note.parse(n)) for n in record["notes"]]
 
 
 class CourseCopy:

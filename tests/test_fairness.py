@@ -13,6 +13,7 @@ import pytest
 from conftest import reference_nb, requires_bwrap, with_code
 
 from pe_course.checks import InProcessCaller
+from pe_course.feedback import cell_markdown
 from pe_course.grading import _grade_function, grade_notebook
 from pe_course.sandbox import Sandbox
 
@@ -56,7 +57,7 @@ def test_empty_ids_mistake_costs_only_the_stated_empty_ids_clause(fn, implementa
     assert failed.input == shown and shown in failed.message
     assert failed.clause_text == reference.contracts[fn][failed.clause]
     assert "kosong" in failed.clause_text
-    assert "Ketentuan " + failed.clause in cell.feedback_markdown()
+    assert "Ketentuan " + failed.clause in cell_markdown(cell)
 
 
 def test_apply_rope_following_the_hints_scores_full_marks(suite, reference):

@@ -275,7 +275,7 @@ def test_top_level_exit_or_hang_only_costs_that_cell(grade, case, use_bwrap):
         assert result.timed_out_cells
     else:
         assert any(e["error"] == "ProsesBerhenti" for e in result.cell_errors)
-    record = result.to_record()
+    record = result.to_dict()
     assert record["score"] == 7.0
     assert_next_student_fine(grade, use_bwrap=use_bwrap)
 
@@ -290,7 +290,7 @@ def test_hostile_embed_costs_only_embed(grade, baseline, case, status, use_bwrap
     cell = result.cell("test_embed")
     if status is not None:
         assert cell.status == status
-        record = result.to_record()
+        record = result.to_dict()
         assert {c["grade_id"]: c["status"] for c in record["cells"]}["test_embed"] == status
         assert record["cells"][1]["status"] == "ok" and record["cells"][2]["status"] == "ok"
     else:
@@ -379,7 +379,7 @@ suite, reference = load_suite(REPO / "graders"), load_reference(REPO / "source" 
 sb = Sandbox(Limits(call_timeout=3.0), use_bwrap=True)
 first = grade_notebook(with_code(reference_nb("01_embedding"), "embed", code), "01_embedding", suite, reference, sb)
 after = grade_notebook(reference_nb("01_embedding"), "01_embedding", suite, reference, sb)
-print(json.dumps([first.to_record(), after.to_record()]))
+print(json.dumps([first.to_dict(), after.to_dict()]))
 """
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import NOTEBOOKS, CourseCopy, reference_nb, with_code
+from conftest import NOTEBOOKS, CourseCopy, notes_of, reference_nb, with_code
 
 from pe_course.grading import load_suite
 
@@ -222,7 +222,7 @@ def student_log(run, student: str) -> str:
 
 def assert_graded(run, student: str, expected: dict[str, float], notebook: str = NB) -> dict:
     rec = record(run, student, notebook)
-    assert record_scores(rec) == expected, rec["notes"]
+    assert record_scores(rec) == expected, notes_of(rec)
     assert gradebook(run, student, notebook) == expected
     return rec
 
@@ -238,13 +238,13 @@ def test_a_reference_notebooks_get_full_marks(run, suite_max):
 
 def test_b_deleted_test_cells_are_restored_and_scored(run):
     rec = assert_graded(run, "b_deleted_tests", FULL_01)
-    assert {"restored-cell: test_embed", "restored-cell: test_one_hot"} <= set(rec["notes"])
+    assert {"restored-cell: test_embed", "restored-cell: test_one_hot"} <= set(notes_of(rec))
     assert "Missing grade cell test_embed" in student_log(run, "b_deleted_tests")
 
 
 def test_c_deleted_solution_and_test_cell_costs_only_that_function(run):
     rec = assert_graded(run, "c_deleted_solution", {**FULL_01, "test_embed": 0.0})
-    assert "restored-cell: test_embed" in rec["notes"]
+    assert "restored-cell: test_embed" in notes_of(rec)
     status = {c["grade_id"]: c["status"] for c in rec["cells"]}
     assert status == {"test_embed": "missing-function", "test_one_hot": "ok", "test_embed_backward": "ok"}
 
@@ -264,14 +264,14 @@ def test_e_function_defined_after_its_test_cell(run):
 def test_f_solution_retyped_to_markdown(run):
     """nbgrader turns a known solution cell back into code: the code in it is graded."""
     rec = assert_graded(run, "f_markdown", FULL_01)
-    assert any(n.startswith("repaired-metadata") and "solution_embed" in n for n in rec["notes"])
+    assert any(n.startswith("repaired-metadata") and "solution_embed" in n for n in notes_of(rec))
     assert "cell_type" in student_log(run, "f_markdown")
 
 
 def test_g_code_pasted_into_fresh_notebook(run):
     rec = assert_graded(run, "g_fresh_notebook", FULL_01)
     assert {"restored-cell: test_embed", "restored-cell: test_one_hot",
-            "restored-cell: test_embed_backward"} <= set(rec["notes"])
+            "restored-cell: test_embed_backward"} <= set(notes_of(rec))
 
 
 def test_h_syntax_error_costs_only_that_function(run):
@@ -282,14 +282,14 @@ def test_h_syntax_error_costs_only_that_function(run):
 @pytest.mark.parametrize("student", ["i_empty_file", "j_invalid_json", "k_not_a_notebook"])
 def test_unreadable_files_score_zero_with_a_note(run, student):
     rec = assert_graded(run, student, {k: 0.0 for k in FULL_01})
-    assert any(n.startswith("unreadable-notebook") for n in rec["notes"]), rec["notes"]
+    assert any(n.startswith("unreadable-notebook") for n in notes_of(rec)), notes_of(rec)
     assert "Unreadable notebook" in student_log(run, student)
     assert (run["course_of"][student].root / "submitted" / student / "positional-encoding" / f"{NB}.ipynb").exists()
 
 
 def test_l_unknown_schema_version_is_repaired(run):
     rec = assert_graded(run, "l_schema_99", FULL_01)
-    repaired = [n for n in rec["notes"] if n.startswith("repaired-metadata")]
+    repaired = [n for n in notes_of(rec) if n.startswith("repaired-metadata")]
     assert len(repaired) == 2 and all("SchemaTooNewError" in n for n in repaired)
 
 
@@ -313,7 +313,7 @@ def test_o_extra_graded_cell_with_unknown_id(run):
     metadata; ``add_missing_task_cells`` then raises ``KeyError: 'grade_id'`` and the student's whole
     assignment is dropped (instead of ignoring the bogus cell)."""
     assert_graded(run, "o_extra_graded_cell", FULL_01)
-    notes = record(run, "o_extra_graded_cell")["notes"]
+    notes = notes_of(record(run, "o_extra_graded_cell"))
     assert any(n.startswith("dropped-metadata") and "unknown grade id" in n for n in notes), notes
 
 
@@ -321,7 +321,7 @@ def test_p_student_cannot_forge_grader_notes(run):
     """Regression test for a fixed bug, which was: ``_notes(nb)`` trusts ``nb.metadata['pe_course']['notes']`` of the submission, so a student
     can put any text (e.g. 'grader-error') into the instructor's .grading.json record."""
     rec = assert_graded(run, "p_forged_notes", FULL_01)
-    assert not any("FORGED-NOTE" in n for n in rec["notes"]), rec["notes"]
+    assert not any("FORGED-NOTE" in n for n in notes_of(rec)), notes_of(rec)
 
 
 def test_q_solution_cell_flagged_as_graded(run):

@@ -34,6 +34,7 @@ from pathlib import Path
 from . import cgroups
 from .course import Course
 from .feedback import tidy
+from .record import GradingRecord
 
 STATE_FILE = "grade-state.json"
 
@@ -226,23 +227,16 @@ def attention_reasons(course: Course, student: str) -> list[str]:
     reasons = []
     folder = course.autograded / student / course.assignment
     for name in sorted(course_notebooks(course)):
-        record_path = folder / f"{name}.grading.json"
         if not (course.submitted / student / course.assignment / f"{name}.ipynb").exists():
             reasons.append(f"{name}: missing notebook")
             continue
         try:
-            record = json.loads(record_path.read_text(encoding="utf-8"))
+            record = GradingRecord.read(folder / f"{name}.grading.json")
         except (OSError, ValueError):
             reasons.append(f"{name}: no grading record")
             continue
-        for note in record.get("notes", []):
-            reasons.append(f"{name}: {str(note)[:160]}")  # the note's kind and what happened
-        for cell in record.get("cells", []):
-            if cell["status"] in ("timeout", "crashed", "resource-limit"):
-                reasons.append(f"{name}: {cell['grade_id']} {cell['status']}")
-        reasons += [f"{name}: {detail}" for _, detail in cgroups.attention(record.get("resources"))]
-        if record.get("timed_out_cells"):
-            reasons.append(f"{name}: cell(s) {record['timed_out_cells']} timed out")
+        reasons += [f"{name}: {found.kind}: {found.detail[:160]}" if found.detail else f"{name}: {found.kind}"
+                    for found in record.attention()]
     return list(dict.fromkeys(reasons))
 
 

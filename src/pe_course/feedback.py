@@ -1,5 +1,7 @@
 """Feedback for students: what they get back, readable offline, and how it reaches them.
 
+- :func:`cell_markdown` / :func:`cell_text`: the Indonesian feedback a graded test cell shows
+  (score, each check with its clause and failing input, the hint of a diagnosed misconception);
 - :class:`RenderMath` (an nbgrader ``GenerateFeedback`` preprocessor): the formulas of the markdown
   cells become MathML when the feedback is built, so a student on a campus network without internet
   sees them rendered (browsers draw MathML themselves; MathJax from the CDN is no longer needed).
@@ -22,6 +24,41 @@ from latex2mathml.converter import convert
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from .course import Course
+from .record import CellResult, CellStatus
+
+STATUS_TEXT = {
+    CellStatus.MISSING_FUNCTION: "Fungsi ini tidak ditemukan di notebook yang dikumpulkan.",
+    CellStatus.TIMEOUT: "Fungsi ini melewati batas waktu pada sebagian pemanggilan.",
+    CellStatus.CRASHED: "Proses berhenti saat fungsi ini dijalankan.",
+    CellStatus.RESOURCE_LIMIT: "Fungsi ini melewati batas sumber daya (memori, jumlah proses, waktu CPU atau berkas).",
+    CellStatus.ERROR: "Fungsi ini melempar error pada setiap pemanggilan.",
+}
+
+
+def cell_markdown(cell: CellResult) -> str:
+    """The feedback of one graded test cell, as markdown (what students read in their feedback)."""
+    lines = [f"**Penilaian otomatis `{cell.function}`: {cell.score:g} / {cell.max_score:g} poin**", ""]
+    intro = STATUS_TEXT.get(cell.status)
+    if intro:
+        lines += [intro, ""]
+    for c in cell.checks:
+        mark = "✅" if c.passed else "❌"
+        line = f"- {mark} **{c.title}** (`{c.name}`, {c.points:g}/{c.max_points:g})"
+        if not c.passed and c.message:
+            line += f": {c.message}"
+        lines.append(line)
+        if not c.passed and c.clause:
+            clause = f"Ketentuan {c.clause}" + (f": {c.clause_text}" if c.clause_text else "")
+            lines.append(f"  - {clause}")
+    for m in cell.misconceptions:
+        lines += ["", f"💡 **Kemungkinan miskonsepsi `{m['id']}`:** {m['hint']}"]
+    return "\n".join(lines)
+
+
+def cell_text(cell: CellResult) -> str:
+    """The same feedback as plain text (the text/plain output next to the markdown)."""
+    text = cell_markdown(cell).replace("**", "").replace("`", "")
+    return text.replace("✅", "[lolos]").replace("❌", "[gagal]").replace("💡 ", "")
 
 _CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)
 _MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\s)([^$\n]+?)(?<!\s)\$", re.S)

@@ -1,9 +1,9 @@
 """Grade one submitted notebook with the hidden graders: where a score comes from.
 
 ``grade_notebook`` starts the submission's code in the sandboxed worker, runs every check of every
-graded function found in the notebook against it, and returns a :class:`NotebookResult`: per test
-cell ``test_<function>`` the score (sum of passed checks' points), status, check messages and
-diagnosed misconceptions. ``NotebookResult.to_record()`` is the ``.grading.json`` record.
+graded function found in the notebook against it, and returns a :class:`~pe_course.record.GradingRecord`:
+per test cell ``test_<function>`` the score (sum of passed checks' points), status, check messages and
+diagnosed misconceptions (``GradingRecord.write`` makes it the ``.grading.json`` record).
 """
 
 from __future__ import annotations
@@ -14,16 +14,15 @@ import importlib.util
 import sys
 import time
 import traceback
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .checks import Check, CheckFailed, Composition, Grader, Misconception, diagnose, show_call
 from .notebook import test_cell_ids, worker_cells
+from .record import CellResult, CellStatus, CheckResult, GradingRecord, Note, NoteKind
 from .sandbox import Sandbox
 from .student import StudentProcess
-
-RECORD_VERSION = 2  # 2: checks carry their contract clause and the failing input
 
 # Things an honest solution to these exercises never needs; found in a submission they become
 # "suspected-tampering" notes for the instructor (they never change a score: the sandbox and the
@@ -43,7 +42,7 @@ SUSPICIOUS = [
 ]
 
 
-def suspicious_code(cells: list[str]) -> list[str]:
+def suspicious_code(cells: list[str]) -> list[Note]:
     """``suspected-tampering`` notes for code cells that do what no solution here needs."""
     import re
 
@@ -51,7 +50,7 @@ def suspicious_code(cells: list[str]) -> list[str]:
     for pattern, what in SUSPICIOUS:
         hits = [i for i, source in enumerate(cells) if re.search(pattern, source)]
         if hits:
-            notes.append(f"suspected-tampering: {what} (code cell {', '.join(map(str, hits[:5]))})")
+            notes.append(Note(NoteKind.SUSPECTED_TAMPERING, f"{what} (code cell {', '.join(map(str, hits[:5]))})"))
     return notes
 
 
@@ -138,133 +137,17 @@ def load_suite(graders_dir: Path) -> GraderSuite:
 
 
 # --------------------------------------------------------------------------------------------
-# Results
-# --------------------------------------------------------------------------------------------
-@dataclass
-class CheckResult:
-    name: str
-    title: str
-    passed: bool
-    points: float  # earned
-    max_points: float
-    message: str = ""
-    clause: str = ""  # contract clause id of the function ("K2")
-    clause_text: str = ""  # that clause as the notebook states it
-    input: str = ""  # the (smallest) failing call, e.g. "one_hot([], 4)"
-    expected: str = ""
-    obtained: str = ""
-
-
-@dataclass
-class CellResult:
-    grade_id: str
-    function: str
-    score: float
-    max_score: float
-    status: str  # ok | timeout | crashed | resource-limit | missing-function | error
-    checks: list[CheckResult] = field(default_factory=list)
-    misconceptions: list[dict[str, str]] = field(default_factory=list)  # {id, hint}
-
-    def feedback_markdown(self) -> str:
-        lines = [f"**Penilaian otomatis `{self.function}`: {_fmt(self.score)} / {_fmt(self.max_score)} poin**",
-                 ""]
-        intro = STATUS_TEXT.get(self.status)
-        if intro:
-            lines += [intro, ""]
-        for c in self.checks:
-            mark = "✅" if c.passed else "❌"
-            line = f"- {mark} **{c.title}** (`{c.name}`, {_fmt(c.points)}/{_fmt(c.max_points)})"
-            if not c.passed and c.message:
-                line += f": {c.message}"
-            lines.append(line)
-            if not c.passed and c.clause:
-                clause = f"Ketentuan {c.clause}" + (f": {c.clause_text}" if c.clause_text else "")
-                lines.append(f"  - {clause}")
-        for m in self.misconceptions:
-            lines += ["", f"💡 **Kemungkinan miskonsepsi `{m['id']}`:** {m['hint']}"]
-        return "\n".join(lines)
-
-    def feedback_text(self) -> str:
-        text = self.feedback_markdown().replace("**", "").replace("`", "")
-        return text.replace("✅", "[lolos]").replace("❌", "[gagal]").replace("💡 ", "")
-
-
-STATUS_TEXT = {
-    "missing-function": "Fungsi ini tidak ditemukan di notebook yang dikumpulkan.",
-    "timeout": "Fungsi ini melewati batas waktu pada sebagian pemanggilan.",
-    "crashed": "Proses berhenti saat fungsi ini dijalankan.",
-    "resource-limit": "Fungsi ini melewati batas sumber daya (memori, jumlah proses, waktu CPU atau berkas).",
-    "error": "Fungsi ini melempar error pada setiap pemanggilan.",
-}
-
-
-def _fmt(x: float) -> str:
-    return f"{x:g}"
-
-
-@dataclass
-class NotebookResult:
-    notebook: str
-    cells: list[CellResult]
-    isolation: str
-    cell_errors: list[dict] = field(default_factory=list)
-    timed_out_cells: list[int] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    resources: dict[str, dict] = field(default_factory=dict)  # run ("execute", "score") -> Usage.to_dict()
-
-    @property
-    def score(self) -> float:
-        return round(sum(c.score for c in self.cells), 6)
-
-    @property
-    def max_score(self) -> float:
-        return round(sum(c.max_score for c in self.cells), 6)
-
-    def cell(self, grade_id: str) -> CellResult | None:
-        return next((c for c in self.cells if c.grade_id == grade_id), None)
-
-    def to_record(self, student: str | None = None, assignment: str | None = None) -> dict[str, Any]:
-        return {
-            "version": RECORD_VERSION,
-            "student": student,
-            "assignment": assignment,
-            "notebook": self.notebook,
-            "score": self.score,
-            "max_score": self.max_score,
-            "isolation": self.isolation,
-            "seconds": round(self.seconds, 3),
-            "notes": self.notes,
-            "cell_errors": self.cell_errors,
-            "timed_out_cells": self.timed_out_cells,
-            "resources": self.resources,
-            "cells": [
-                {
-                    "grade_id": c.grade_id,
-                    "function": c.function,
-                    "score": c.score,
-                    "max_score": c.max_score,
-                    "status": c.status,
-                    "checks": [asdict(k) for k in c.checks],
-                    "misconceptions": [m["id"] for m in c.misconceptions],
-                }
-                for c in self.cells
-            ],
-        }
-
-
-# --------------------------------------------------------------------------------------------
 # Grading
 # --------------------------------------------------------------------------------------------
 def grade_notebook(nb: Any, notebook_id: str, suite: GraderSuite, reference: dict[str, Any],
-                   sandbox: Sandbox | None = None, notes: list[str] | None = None) -> NotebookResult:
+                   sandbox: Sandbox | None = None, notes: list[Note] | None = None) -> GradingRecord:
     """Grade every graded function of ``nb`` (a notebook dict) with the hidden graders."""
     started = time.monotonic()
     sandbox = sandbox or Sandbox()
     functions = suite.functions_for(notebook_id, nb)
-    result = NotebookResult(notebook_id, [], sandbox.isolation, notes=list(notes or []))
+    result = GradingRecord(notebook_id, [], sandbox.isolation, notes=list(notes or []))
     if not functions:
-        result.notes.append("Tidak ada fungsi yang dinilai untuk notebook ini (nama berkas tidak dikenal?).")
+        result.notes.append(Note(NoteKind.NO_GRADED_FUNCTIONS, "no graded function for this notebook (unknown file name?)"))
         return result
     cells = worker_cells(nb)
     result.notes.extend(suspicious_code(cells))
@@ -283,20 +166,20 @@ def grade_notebook(nb: Any, notebook_id: str, suite: GraderSuite, reference: dic
 
 def _grade_function(fn: str, suite: GraderSuite, reference: dict[str, Any], student: StudentProcess,
                     deadline: float) -> CellResult:
-    cell = CellResult(f"test_{fn}", fn, 0.0, suite.max_score(fn), "ok")
+    cell = CellResult(f"test_{fn}", fn, 0.0, suite.max_score(fn), CellStatus.OK)
     grader = Grader(student, reference)
     comp = suite.compositions.get(fn)
     if comp is not None:  # one mistake, one cell: graded with a correct upstream function
         student.upstream[fn] = (comp.upstream, reference[comp.upstream])
     clauses = getattr(reference, "contracts", {}).get(fn, {})
     if student.status(fn) in ("missing", "not-callable"):
-        cell.status = "missing-function"
+        cell.status = CellStatus.MISSING_FUNCTION
     internal_error = False
     for chk in suite.checks[fn]:
         result = CheckResult(chk.name, chk.title, False, 0.0, chk.points, clause=chk.clause,
                              clause_text=clauses.get(chk.clause, ""))
         cell.checks.append(result)
-        if cell.status == "missing-function":
+        if cell.status == CellStatus.MISSING_FUNCTION:
             result.message = (f"Fungsi `{fn}` tidak ditemukan di notebook." if student.status(fn) == "missing"
                               else f"`{fn}` ada di notebook, tetapi bukan fungsi.")
             continue
@@ -320,15 +203,15 @@ def _grade_function(fn: str, suite: GraderSuite, reference: dict[str, Any], stud
             result.passed, result.points = True, chk.points
     cell.score = round(sum(c.points for c in cell.checks), 6)
     kinds = {rec.outcome.kind for rec in grader.log if rec.fn == fn}
-    if cell.status == "ok":
+    if cell.status == CellStatus.OK:
         if "limit" in kinds or student.status(fn) == "limit":
-            cell.status = "resource-limit"
+            cell.status = CellStatus.RESOURCE_LIMIT
         elif "timeout" in kinds or student.status(fn) == "timeout":
-            cell.status = "timeout"
+            cell.status = CellStatus.TIMEOUT
         elif "crashed" in kinds or student.status(fn) == "crashed":
-            cell.status = "crashed"
+            cell.status = CellStatus.CRASHED
         elif internal_error or (kinds and kinds <= {"raised"}):
-            cell.status = "error"
+            cell.status = CellStatus.ERROR
     if cell.score < cell.max_score:
         found = diagnose(grader.log, suite.misconceptions.get(fn, []), reference)
         cell.misconceptions = [{"id": m.id, "hint": m.hint} for m in found]

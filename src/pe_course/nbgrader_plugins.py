@@ -58,9 +58,10 @@ from traitlets import Float, Int, Unicode
 from traitlets.config import LoggingConfigurable
 
 from . import cgroups
-from .feedback import RenderMath
-from .grading import CellResult, NotebookResult, grade_notebook, load_suite
+from .feedback import RenderMath, cell_markdown, cell_text
+from .grading import grade_notebook, load_suite
 from .notebook import grade_id, is_test_cell, load_reference
+from .record import CellResult, CellStatus, GradingRecord, Note, NoteKind
 from .sandbox import Limits, MiB, Sandbox, read_file, write_file
 
 NOTES_KEY = "pe_course"
@@ -69,12 +70,13 @@ SAFE_MIME = ("text/plain", "image/png", "image/jpeg")
 MAX_RESULT_BYTES = 64 * 1024 * 1024
 
 
-def _add_note(nb: Any, note: str) -> None:
-    nb.metadata.setdefault(NOTES_KEY, {}).setdefault("notes", []).append(note)
+def _add_note(nb: Any, kind: NoteKind, detail: str) -> None:
+    """A note for the grading record, carried in the notebook's metadata between preprocessors."""
+    nb.metadata.setdefault(NOTES_KEY, {}).setdefault("notes", []).append({"kind": kind.value, "detail": detail})
 
 
-def _notes(nb: Any) -> list[str]:
-    return list(nb.metadata.get(NOTES_KEY, {}).get("notes", []))
+def _notes(nb: Any) -> list[Note]:
+    return [n for n in map(Note.parse, nb.metadata.get(NOTES_KEY, {}).get("notes", [])) if n is not None]
 
 
 # --------------------------------------------------------------------------------------------
@@ -110,7 +112,7 @@ class TolerantNotebookExporter(NotebookExporter):
             self.log.warning("Unreadable notebook %s (%s); grading the released stub instead", filename, exc)
             with open(stub, encoding="utf-8") as f:
                 nb = nbformat.read(f, as_version=4)
-            _add_note(nb, f"unreadable-notebook: {type(exc).__name__}: {str(exc)[:200]}")
+            _add_note(nb, NoteKind.UNREADABLE_NOTEBOOK, f"{type(exc).__name__}: {str(exc)[:200]}")
         return self.from_notebook_node(nb, resources=resources, **kw)
 
     def _release_copy(self, filename, resources) -> Path | None:
@@ -163,7 +165,7 @@ class RepairMetadata(NbGraderPreprocessor):
         if not (isinstance(gid, str) and gid in sources):
             if problem or gid is not None:  # a cell the assignment does not have: an ordinary cell
                 del cell.metadata["nbgrader"]
-                _add_note(nb, f"dropped-metadata: cell {index} ({str(gid)[:60]!r}): {problem or 'unknown grade id'}")
+                _add_note(nb, NoteKind.DROPPED_METADATA, f"cell {index} ({str(gid)[:60]!r}): {problem or 'unknown grade id'}")
             return
         src = sources[gid]
         expected = {"grade": gid in grades, "solution": gid in solutions, "locked": bool(src.locked),
@@ -174,7 +176,7 @@ class RepairMetadata(NbGraderPreprocessor):
         flags_changed = any(current.get(k) != v for k, v in expected.items() if k not in ("schema_version", "task"))
         if problem or flags_changed:  # the gradebook, not the submission, says what a cell is worth
             cell.metadata["nbgrader"] = expected
-            _add_note(nb, f"repaired-metadata: cell {index} ({gid}): {problem or 'flags or points changed'}")
+            _add_note(nb, NoteKind.REPAIRED_METADATA, f"cell {index} ({gid}): {problem or 'flags or points changed'}")
             self.log.warning("Repaired nbgrader metadata of cell %s (%s): %s", index, gid, problem or "flags")
 
 
@@ -186,7 +188,7 @@ class ForgetDuplicates(NbGraderPreprocessor):
         for index, cell in enumerate(nb.cells):
             if cell.metadata.get("nbgrader", None) == {}:
                 del cell.metadata["nbgrader"]
-                _add_note(nb, f"duplicate-cell: cell {index} repeats a graded or solution cell; the last copy counts")
+                _add_note(nb, NoteKind.DUPLICATE_CELL, f"cell {index} repeats a graded or solution cell; the last copy counts")
         return nb, resources
 
 
@@ -217,7 +219,7 @@ class RobustOverwriteCells(OverwriteCells):
                     at = pos + 1
                     break
             nb.cells.insert(at, new)
-            _add_note(nb, f"restored-cell: {gid}")
+            _add_note(nb, NoteKind.RESTORED_CELL, gid)
         return nb, resources
 
     def add_missing_task_cells(self, nb, resources):
@@ -452,7 +454,7 @@ class SandboxedExecute(Execute):
             count = theirs.get("execution_count") if theirs is not None else None
             cell.execution_count = count if isinstance(count, int) else None
         if problem:
-            _add_note(nb, f"execution: {problem}")
+            _add_note(nb, NoteKind.EXECUTION, problem)
             first = next((c for c in nb.cells if c.cell_type == "code" and not is_test_cell(c)), None)
             if first is not None:
                 first.outputs.insert(0, nbformat.v4.new_output(
@@ -505,7 +507,7 @@ class ScoreWithGraders(NbGraderPreprocessor):
             result = grade_notebook(nb, info["notebook"], suite, reference, Sandbox(_limits(self)), notes=_notes(nb))
         except Exception:  # noqa: BLE001 (a grader failure must zero, never pass, and never stop the batch)
             self.log.error("Graders failed on %s/%s:\n%s", info["student"], info["notebook"], traceback.format_exc())
-            result = NotebookResult(info["notebook"], [], "unknown", notes=[*_notes(nb), "grader-error"])
+            result = GradingRecord(info["notebook"], [], "unknown", notes=[*_notes(nb), Note(NoteKind.GRADER_ERROR)])
         if isinstance(resources.get("pe_course_execute_usage"), dict):
             result.resources["execute"] = resources["pe_course_execute_usage"]
         graded = {c.grade_id: c for c in result.cells}
@@ -516,31 +518,28 @@ class ScoreWithGraders(NbGraderPreprocessor):
             cr = graded.get(gid)
             if cr is None:
                 cr = CellResult(gid, gid.removeprefix("test_"), 0.0, float(cell.metadata.nbgrader.get("points", 0)),
-                                "error")
+                                CellStatus.ERROR)
                 result.cells.append(cr)
             cell.outputs = score_outputs(cr)
         self._write_record(coursedir, info, result)
         return nb, resources
 
     @staticmethod
-    def _write_record(coursedir, info, result: NotebookResult) -> None:
-        dest = Path(coursedir.format_path(coursedir.autograded_directory, info["student"], info["assignment"]))
-        dest.mkdir(parents=True, exist_ok=True)
-        record = result.to_record(student=info["student"], assignment=info["assignment"])
-        tmp = dest / f".{info['notebook']}.grading.json.tmp"
-        tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(dest / f"{info['notebook']}.grading.json")
+    def _write_record(coursedir, info, result: GradingRecord) -> None:
+        result.student, result.assignment = info["student"], info["assignment"]
+        folder = Path(coursedir.format_path(coursedir.autograded_directory, info["student"], info["assignment"]))
+        result.write(folder / f"{info['notebook']}.grading.json")
 
 
 def score_outputs(cell: CellResult) -> list:
     """Outputs nbgrader scores: feedback (markdown + text) then the partial credit as execute_result."""
-    if cell.status == "error" and not cell.checks:
+    if cell.status == CellStatus.ERROR and not cell.checks:
         feedback = f"Sel {cell.grade_id} tidak dapat dinilai (kesalahan penilai); hubungi pengajar."
         return [nbformat.v4.new_output("display_data", data={"text/plain": feedback, "text/markdown": feedback}),
                 nbformat.v4.new_output("execute_result", data={"text/plain": "0"}, execution_count=1)]
     return [
-        nbformat.v4.new_output("display_data", data={"text/markdown": cell.feedback_markdown(),
-                                                     "text/plain": cell.feedback_text()}),
+        nbformat.v4.new_output("display_data", data={"text/markdown": cell_markdown(cell),
+                                                     "text/plain": cell_text(cell)}),
         nbformat.v4.new_output("execute_result", data={"text/plain": f"{cell.score:g}"}, execution_count=1),
     ]
 

@@ -6,22 +6,17 @@ ids in a record) is untrusted: it is kept as plain text here and escaped by the 
 
 from __future__ import annotations
 
-import json
-import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from .. import cgroups
 from ..course import Course
+from ..record import CellResult, GradingRecord, NoteKind
 
-MAX_RECORD_BYTES = 20 * 1024 * 1024
-MAX_NOTES = 50  # per record: a hostile record cannot flood the attention table
 EPS = 1e-9
-TAMPERING = "suspected-tampering"
+TAMPERING = NoteKind.SUSPECTED_TAMPERING.value
 
 # Kinds of attention issue, in the order the report explains them.
 ISSUE_TEXT = {
@@ -40,14 +35,13 @@ ISSUE_TEXT = {
     "repaired-metadata": "nbgrader cell metadata was repaired",
     "dropped-metadata": "invalid nbgrader cell metadata was dropped",
     "restored-cell": "a deleted test cell was restored",
+    "duplicate-cell": "a graded or solution cell was duplicated (the last copy counts)",
+    "no-graded-functions": "no graded function found for this notebook",
     "execution": "the notebook did not finish running",
     "grader-error": "the graders failed on this notebook (scored 0)",
     TAMPERING: "suspected tampering",
     "note": "grading note",
 }
-# Notes in a record ("<kind>: detail") that the report names; any other note is shown as "note".
-NOTE_KINDS = frozenset({"unreadable-notebook", "repaired-metadata", "dropped-metadata", "restored-cell",
-                        "execution", "grader-error", TAMPERING})
 
 
 # --------------------------------------------------------------------------------------------
@@ -200,40 +194,6 @@ def _gradebook(course: Course):
     return Gradebook(url, course_id=coursedir.course_id or "default_course")
 
 
-def _text(value: Any, default: str = "") -> str:
-    return value if isinstance(value, str) else default
-
-
-def _num(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return 0.0
-    return float(value)
-
-
-def _items(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
-def _read_record(path: Path) -> tuple[dict | None, str]:
-    """A .grading.json record as a dict, or (None, why) when there is none or it is unreadable."""
-    try:
-        if path.stat().st_size > MAX_RECORD_BYTES:
-            return None, f"larger than {MAX_RECORD_BYTES // 2**20} MB"
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None, ""
-    except (OSError, ValueError) as exc:
-        return None, f"{type(exc).__name__}: {str(exc)[:200]}"
-    if not isinstance(data, dict):
-        return None, "not a JSON object"
-    return data, ""
-
-
-def _note_issue(student: str, notebook: str, note: str) -> Issue:
-    kind = next((k for k in sorted(NOTE_KINDS) if note.startswith(k)), "note")
-    return Issue(student, notebook, kind, note[:1000])
-
-
 def _hints(course: Course) -> dict[tuple[str, str], str]:
     """(function, misconception id) -> hint, from the catalogue in graders/misconceptions.py."""
     from ..grading import load_suite
@@ -318,54 +278,37 @@ def _read_student(course: Course, report: StudentReport, notebooks: list[str],
         for (nb, gid), stat in cells.items():
             if nb == name:
                 stat.scores.append(report.cell_scores.get((nb, gid), 0.0))
-        record, problem = _read_record(graded / f"{name}.grading.json")
-        if record is None:
-            kind = "unreadable-grading-record" if problem else "no-grading-record"
-            report.issues.append(Issue(student, name, kind, problem))
+        try:
+            record = GradingRecord.read(graded / f"{name}.grading.json")
+        except FileNotFoundError:
+            report.issues.append(Issue(student, name, "no-grading-record"))
             continue
-        named = record.get("student")
-        if isinstance(named, str) and named != student:
-            report.issues.append(Issue(student, name, "record-mismatch", f"record is for {named[:200]}"))
-        for note in _items(record.get("notes"))[:MAX_NOTES]:
-            if isinstance(note, str):
-                report.issues.append(_note_issue(student, name, note))
-        timed_out = [i for i in _items(record.get("timed_out_cells")) if isinstance(i, int)]
-        if timed_out:
-            report.issues.append(Issue(student, name, "timeout",
-                                       f"notebook cell(s) {', '.join(map(str, timed_out[:20]))} timed out "
-                                       "while the notebook ran"))
-        for kind, detail in cgroups.attention(record.get("resources")):
-            report.issues.append(Issue(student, name, kind, detail))
-        for cell in _items(record.get("cells")):
-            if isinstance(cell, dict):
-                _read_cell(report, name, cell, cells, checks, diagnosed)
+        except (OSError, ValueError) as exc:
+            report.issues.append(Issue(student, name, "unreadable-grading-record",
+                                       f"{type(exc).__name__}: {str(exc)[:200]}"))
+            continue
+        if record.student is not None and record.student != student:
+            report.issues.append(Issue(student, name, "record-mismatch", f"record is for {record.student[:200]}"))
+        for found in record.attention():
+            report.issues.append(Issue(student, name, found.kind, found.detail[:1000]))
+        for cell in record.cells:
+            _read_cell(report, name, cell, cells, checks, diagnosed)
 
 
-def _read_cell(report: StudentReport, notebook: str, cell: dict, cells: dict[tuple[str, str], CellStat],
+def _read_cell(report: StudentReport, notebook: str, cell: CellResult, cells: dict[tuple[str, str], CellStat],
                checks: dict[tuple[str, str, str], CheckStat], diagnosed: dict[tuple[str, str], set[str]]) -> None:
-    gid = _text(cell.get("grade_id"))
-    function = _text(cell.get("function"), gid.removeprefix("test_"))
-    status = _text(cell.get("status"), "unknown")
-    stat = cells.get((notebook, gid))
+    stat = cells.get((notebook, cell.grade_id))
     if stat is not None:
-        stat.statuses[status] += 1
-    if status in ("timeout", "crashed", "resource-limit"):
-        report.issues.append(Issue(report.student, notebook, status, f"{gid} ({function})"))
-    for chk in _items(cell.get("checks")):
-        if not isinstance(chk, dict):
-            continue
-        name = _text(chk.get("name"), "?")
-        key = (notebook, gid, name)
+        stat.statuses[cell.status.value] += 1
+    for chk in cell.checks:
+        key = (notebook, cell.grade_id, chk.name)
         if key not in checks:
-            checks[key] = CheckStat(notebook, gid, name, _text(chk.get("title"), name), _num(chk.get("max_points")))
+            checks[key] = CheckStat(notebook, cell.grade_id, chk.name, chk.title, chk.max_points)
         cs = checks[key]
         cs.n += 1
-        if chk.get("passed") is True:
+        if chk.passed:
             cs.passed += 1
-        else:
-            message = _text(chk.get("message")).strip()
-            if message:
-                cs.messages[message[:300]] += 1
-    for mid in _items(cell.get("misconceptions")):
-        if isinstance(mid, str) and mid:
-            diagnosed.setdefault((function, mid), set()).add(report.student)
+        elif chk.message.strip():
+            cs.messages[chk.message.strip()[:300]] += 1
+    for m in cell.misconceptions:
+        diagnosed.setdefault((cell.function, m["id"]), set()).add(report.student)

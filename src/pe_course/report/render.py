@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import statistics
 from collections import Counter
 from functools import cache
@@ -12,6 +11,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from ..course import Course
+from ..record import atomic_write
 from .collect import EPS, ISSUE_TEXT, TAMPERING, ReportData, _gradebook, collect
 from .plots import (
     grouped_checks,
@@ -157,7 +157,5 @@ def write_report(course: Course, out_dir: Path | None = None, data: ReportData |
     data = data if data is not None else collect(course)
     export_grades(course, out_dir / "grades.csv")
     target = out_dir / "report.html"
-    tmp = out_dir / f".report.html.{os.getpid()}.tmp"
-    tmp.write_text(render_html(data, "grades.csv"), encoding="utf-8")
-    tmp.replace(target)
+    atomic_write(target, render_html(data, "grades.csv"))
     return target

@@ -1,0 +1,353 @@
+"""The grading record: what the hidden graders decided for one notebook (``<notebook>.grading.json``).
+
+One typed record, written by the autograde step (``ScoreWithGraders``) and read back by
+``pe-course grade``'s summary, the report and the tests. Statuses and note kinds are enums; a note
+is ``Note(kind, detail)``; "needs attention" is :meth:`GradingRecord.attention`, in one place.
+``docs/grading-record.schema.json`` is generated from these classes (``python -m pe_course.record``)
+and checked against them by the tests.
+
+Records are read back as untrusted data (a student cannot write them, but a damaged or hand-edited
+file must not stop a report): :meth:`GradingRecord.from_dict` keeps what is well-formed and drops
+the rest. Version 2 records (notes as ``"kind: detail"`` strings) are still read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import tempfile
+import types
+import typing
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+RECORD_VERSION = 3  # 2: checks carry their contract clause and failing input; 3: notes are {kind, detail}
+MAX_RECORD_BYTES = 20 * 1024 * 1024
+MAX_NOTES = 50  # per record read back: a damaged record cannot flood a report
+
+
+class CellStatus(str, Enum):
+    """How grading a test cell's function went (the score says how well)."""
+
+    OK = "ok"
+    MISSING_FUNCTION = "missing-function"
+    TIMEOUT = "timeout"
+    CRASHED = "crashed"
+    RESOURCE_LIMIT = "resource-limit"
+    ERROR = "error"  # raised on every call, or the graders failed
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class NoteKind(str, Enum):
+    """Why a note was written on a notebook's record (each is worth an instructor's look)."""
+
+    UNREADABLE_NOTEBOOK = "unreadable-notebook"
+    REPAIRED_METADATA = "repaired-metadata"
+    DROPPED_METADATA = "dropped-metadata"
+    DUPLICATE_CELL = "duplicate-cell"
+    RESTORED_CELL = "restored-cell"
+    EXECUTION = "execution"
+    GRADER_ERROR = "grader-error"
+    SUSPECTED_TAMPERING = "suspected-tampering"
+    NO_GRADED_FUNCTIONS = "no-graded-functions"
+    NOTE = "note"  # anything else (e.g. an unknown kind in an old record)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Note:
+    kind: NoteKind
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.detail}" if self.detail else str(self.kind)
+
+    @classmethod
+    def parse(cls, value: Any) -> Note | None:
+        """A note from a record: ``{"kind", "detail"}`` (version 3) or ``"kind: detail"`` (version 2)."""
+        if isinstance(value, dict):
+            kind, detail = value.get("kind"), value.get("detail", "")
+        elif isinstance(value, str):
+            kind, _, detail = value.partition(": ")
+            if kind not in NoteKind._value2member_map_:
+                kind, detail = NoteKind.NOTE.value, value
+        else:
+            return None
+        if not isinstance(detail, str):
+            detail = ""
+        try:
+            return cls(NoteKind(kind), detail[:1000])
+        except ValueError:
+            return cls(NoteKind.NOTE, f"{str(kind)[:40]}: {detail[:1000]}")
+
+
+@dataclass
+class CheckResult:
+    name: str
+    title: str
+    passed: bool
+    points: float  # earned
+    max_points: float
+    message: str = ""
+    clause: str = ""  # contract clause id of the function ("K2")
+    clause_text: str = ""  # that clause as the notebook states it
+    input: str = ""  # the (smallest) failing call, e.g. "one_hot([], 4)"
+    expected: str = ""
+    obtained: str = ""
+
+
+@dataclass
+class CellResult:
+    """One test cell ``test_<function>``: its score from the checks, status, misconceptions."""
+
+    grade_id: str
+    function: str
+    score: float
+    max_score: float
+    status: CellStatus = CellStatus.OK
+    checks: list[CheckResult] = field(default_factory=list)
+    misconceptions: list[dict[str, str]] = field(default_factory=list)  # {id, hint}
+
+
+@dataclass(frozen=True)
+class Attention:
+    """Why a notebook needs an instructor's look: one kind (a status, note kind or resource finding)."""
+
+    kind: str
+    detail: str = ""
+
+
+@dataclass
+class GradingRecord:
+    """What the graders decided for one notebook of one student."""
+
+    notebook: str
+    cells: list[CellResult]
+    isolation: str
+    cell_errors: list[dict] = field(default_factory=list)
+    timed_out_cells: list[int] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    seconds: float = 0.0
+    resources: dict[str, dict] = field(default_factory=dict)  # run ("execute", "score") -> Limits.record()
+    student: str | None = None
+    assignment: str | None = None
+    version: int = RECORD_VERSION
+
+    @property
+    def score(self) -> float:
+        return round(sum(c.score for c in self.cells), 6)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(c.max_score for c in self.cells), 6)
+
+    def cell(self, grade_id: str) -> CellResult | None:
+        return next((c for c in self.cells if c.grade_id == grade_id), None)
+
+    def attention(self) -> list[Attention]:
+        """Everything in this record worth an instructor's look (the only place this is decided)."""
+        from .cgroups import attention as resource_attention
+
+        found = [Attention(note.kind.value, note.detail) for note in self.notes[:MAX_NOTES]]
+        if self.timed_out_cells:
+            found.append(Attention("timeout", f"notebook cell(s) {', '.join(map(str, self.timed_out_cells[:20]))} "
+                                              "timed out while the notebook ran"))
+        for kind, detail in resource_attention(self.resources):
+            found.append(Attention(kind, detail))
+        for cell in self.cells:
+            if cell.status in (CellStatus.TIMEOUT, CellStatus.CRASHED, CellStatus.RESOURCE_LIMIT):
+                found.append(Attention(cell.status.value, f"{cell.grade_id} ({cell.function})"))
+        return found
+
+    # -- JSON ------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        data = {
+            "version": RECORD_VERSION,
+            "student": self.student,
+            "assignment": self.assignment,
+            "notebook": self.notebook,
+            "score": self.score,
+            "max_score": self.max_score,
+            "isolation": self.isolation,
+            "seconds": round(self.seconds, 3),
+            "notes": [{"kind": n.kind.value, "detail": n.detail} for n in self.notes],
+            "cell_errors": self.cell_errors,
+            "timed_out_cells": self.timed_out_cells,
+            "resources": self.resources,
+            "cells": [],
+        }
+        for c in self.cells:
+            data["cells"].append({"grade_id": c.grade_id, "function": c.function, "score": c.score,
+                                  "max_score": c.max_score, "status": CellStatus(c.status).value,
+                                  "checks": [asdict(k) for k in c.checks],
+                                  "misconceptions": [m["id"] for m in c.misconceptions]})
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GradingRecord:
+        """A record from JSON data, keeping only what is well-formed (see the module docstring)."""
+        cells = [cell for cell in map(_cell_from_dict, _list(data.get("cells"))) if cell is not None]
+        notes = [note for note in map(Note.parse, _list(data.get("notes"))[:MAX_NOTES]) if note is not None]
+        version = data.get("version")
+        return cls(
+            notebook=_text(data.get("notebook")), cells=cells, isolation=_text(data.get("isolation")),
+            cell_errors=[e for e in _list(data.get("cell_errors")) if isinstance(e, dict)],
+            timed_out_cells=[i for i in _list(data.get("timed_out_cells")) if isinstance(i, int)],
+            notes=notes, seconds=_number(data.get("seconds")),
+            resources=data["resources"] if isinstance(data.get("resources"), dict) else {},
+            student=data.get("student") if isinstance(data.get("student"), str) else None,
+            assignment=data.get("assignment") if isinstance(data.get("assignment"), str) else None,
+            version=version if isinstance(version, int) else 0,
+        )
+
+    def write(self, path: Path) -> Path:
+        atomic_write(Path(path), json.dumps(self.to_dict(), indent=2, ensure_ascii=False))
+        return Path(path)
+
+    @classmethod
+    def read(cls, path: Path) -> GradingRecord:
+        """Raises ``FileNotFoundError`` when there is none, ``ValueError`` when it cannot be read."""
+        path = Path(path)
+        if path.stat().st_size > MAX_RECORD_BYTES:
+            raise ValueError(f"larger than {MAX_RECORD_BYTES // 2**20} MB")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ValueError(str(exc)) from None
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        return cls.from_dict(data)
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write a file so that a reader sees the old content or the new, never half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _text(value: Any, default: str = "") -> str:
+    return value if isinstance(value, str) else default
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return 0.0
+    return float(value)
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _cell_from_dict(data: Any) -> CellResult | None:
+    if not isinstance(data, dict):
+        return None
+    gid = _text(data.get("grade_id"))
+    try:
+        status = CellStatus(data.get("status"))
+    except ValueError:
+        status = CellStatus.ERROR
+    checks = []
+    names = {f.name for f in dataclasses.fields(CheckResult)}
+    for chk in _list(data.get("checks")):
+        if not isinstance(chk, dict):
+            continue
+        checks.append(CheckResult(
+            name=_text(chk.get("name"), "?"), title=_text(chk.get("title"), _text(chk.get("name"), "?")),
+            passed=chk.get("passed") is True, points=_number(chk.get("points")),
+            max_points=_number(chk.get("max_points")),
+            **{k: _text(chk.get(k)) for k in names - {"name", "title", "passed", "points", "max_points"}}))
+    misconceptions = [{"id": m, "hint": ""} for m in _list(data.get("misconceptions")) if isinstance(m, str) and m]
+    return CellResult(gid, _text(data.get("function"), gid.removeprefix("test_")), _number(data.get("score")),
+                      _number(data.get("max_score")), status, checks, misconceptions)
+
+
+# --------------------------------------------------------------------------------------------
+# JSON Schema (docs/grading-record.schema.json), generated from the classes above
+# --------------------------------------------------------------------------------------------
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of a version-3 ``.grading.json`` record."""
+    check = _object_schema(CheckResult)
+    cell = {
+        "type": "object",
+        "required": ["grade_id", "function", "score", "max_score", "status", "checks", "misconceptions"],
+        "properties": {
+            "grade_id": {"type": "string"}, "function": {"type": "string"},
+            "score": {"type": "number"}, "max_score": {"type": "number"},
+            "status": {"enum": [s.value for s in CellStatus]},
+            "checks": {"type": "array", "items": {"$ref": "#/$defs/check"}},
+            "misconceptions": {"type": "array", "items": {"type": "string"},
+                               "description": "ids of the catalogued misconceptions diagnosed (graders/)"},
+        },
+        "additionalProperties": False,
+    }
+    note = {"type": "object", "required": ["kind", "detail"], "additionalProperties": False,
+            "properties": {"kind": {"enum": [k.value for k in NoteKind]}, "detail": {"type": "string"}}}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://pe-course/grading-record.schema.json",
+        "title": "pe-course grading record (<notebook>.grading.json)",
+        "description": "Written next to each autograded notebook by pe_course (GradingRecord.to_dict).",
+        "type": "object",
+        "required": ["version", "student", "assignment", "notebook", "score", "max_score", "isolation", "seconds",
+                     "notes", "cell_errors", "timed_out_cells", "resources", "cells"],
+        "properties": {
+            "version": {"const": RECORD_VERSION},
+            "student": {"type": ["string", "null"]}, "assignment": {"type": ["string", "null"]},
+            "notebook": {"type": "string"},
+            "score": {"type": "number"}, "max_score": {"type": "number"},
+            "isolation": {"type": "string", "description": "how the student's code was isolated"},
+            "seconds": {"type": "number"},
+            "notes": {"type": "array", "items": {"$ref": "#/$defs/note"}},
+            "cell_errors": {"type": "array", "items": {"type": "object"},
+                            "description": "top-level code cells that failed while the graders loaded the code"},
+            "timed_out_cells": {"type": "array", "items": {"type": "integer"}},
+            "resources": {"type": "object", "additionalProperties": {"type": "object"},
+                          "description": "per sandboxed run (execute, score): peak_memory, peak_processes, "
+                                         "cpu_seconds, hits, limits"},
+            "cells": {"type": "array", "items": {"$ref": "#/$defs/cell"}},
+        },
+        "additionalProperties": False,
+        "$defs": {"check": check, "cell": cell, "note": note},
+    }
+
+
+_JSON_TYPES = {str: "string", bool: "boolean", float: "number", int: "integer"}
+
+
+def _object_schema(cls) -> dict[str, Any]:
+    hints = typing.get_type_hints(cls)
+    properties, required = {}, []
+    for f in dataclasses.fields(cls):
+        kind = hints[f.name]
+        if isinstance(kind, types.UnionType):
+            kind = next(a for a in typing.get_args(kind) if a is not type(None))
+        properties[f.name] = {"type": _JSON_TYPES[kind]}
+        required.append(f.name)
+    return {"type": "object", "required": required, "properties": properties, "additionalProperties": False}
+
+
+SCHEMA_PATH = Path("docs") / "grading-record.schema.json"
+
+
+if __name__ == "__main__":  # python -m pe_course.record: regenerate docs/grading-record.schema.json
+    from .course import Course
+
+    target = Course.here().root / SCHEMA_PATH
+    atomic_write(target, json.dumps(json_schema(), indent=2) + "\n")
+    print(f"wrote {target}")
