@@ -1,7 +1,8 @@
 """Browser tests: JupyterLab + nbgrader's extensions + formgrader + the report, driven by Playwright
 on Debian's chromium (launched by its path; Playwright's own browser downloads are never used).
 
-Without chromium every test here is skipped with one line saying what to install. Screenshots of every
+Without chromium the tests here are skipped with one line saying what to install
+(:func:`require_chromium` at the top of each test module; all tests are in one module). Screenshots of every
 step land in ``tests/browser/artifacts/`` (git-ignored)."""
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.browser)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _chromium_installed():
+def require_chromium() -> None:
+    """Skip the calling test module (one line in the summary) when there is no chromium to drive."""
     if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        pytest.skip(MISSING)  # raised here, so -ra reports it once for every browser test
+        pytest.skip(MISSING, allow_module_level=True)
 
 
 @pytest.fixture(scope="session")
@@ -36,9 +37,39 @@ def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": CHROMIUM}
 
 
-@pytest.fixture(scope="session")
-def browser_context_args(browser_context_args):
-    return {**browser_context_args, "viewport": {"width": 1280, "height": 900}, "locale": "id-ID"}
+# pytest-playwright keeps Playwright (its event loop) and the browser for the whole session, and while
+# it runs asyncio.run() fails in every later test of the suite. Here they live for one module only.
+@pytest.fixture(scope="module")
+def playwright(_pw_api_request_contexts):
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    if _pw_api_request_contexts:
+        _pw_api_request_contexts.instrument(pw)
+    yield pw
+    pw.stop()
+
+
+@pytest.fixture(scope="module")
+def browser_type(playwright, browser_name):
+    return getattr(playwright, browser_name)
+
+
+@pytest.fixture(scope="module")
+def launch_browser(browser_type_launch_args, browser_type):
+    return lambda **kwargs: browser_type.launch(**{**browser_type_launch_args, **kwargs})
+
+
+@pytest.fixture(scope="module")
+def browser(launch_browser):
+    browser = launch_browser()
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="module")
+def browser_context_args():
+    return {"viewport": {"width": 1280, "height": 900}, "locale": "id-ID"}
 
 
 class Shots:

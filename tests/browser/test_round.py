@@ -14,8 +14,12 @@ import pytest
 from conftest import reference_nb
 from playwright.sync_api import Page, expect
 
-from . import lab
-from .jupyter import JupyterServer, run, scratch_env
+from .conftest import require_chromium
+
+require_chromium()
+
+from . import lab  # noqa: E402
+from .jupyter import JupyterServer, run, scratch_env  # noqa: E402
 
 ASSIGNMENT = "positional-encoding"
 STUDENT = "ani"
