@@ -178,6 +178,42 @@ def test_student_fetches_works_validates_and_submits(world: World, page: Page, s
     world.submitted = True
 
 
+NOTEBOOKS = ("01_embedding", "02_sinusoidal", "03_rotation", "04_similarity")
+# Text a reader should never see in a rendered markdown cell: TeX that MathJax left alone.
+RAW_TEX = r"""(() => {
+    const found = [];
+    for (const md of document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown')) {
+        const copy = md.cloneNode(true);
+        copy.querySelectorAll('code, pre, mjx-container, math').forEach(e => e.remove());
+        const text = copy.textContent;
+        const hit = text.match(/\$[^$\s][^$]*\$|\\(frac|sin|cos|omega|theta|sum|text|mathbf|cdot|top)\b/);
+        if (hit) found.push(hit[0].slice(0, 80));
+    }
+    return found;
+})()"""
+
+
+def test_every_released_notebook_renders_its_formulas_and_hints(world: World, page: Page, shots):
+    if not (world.student_dir / ASSIGNMENT).is_dir():
+        pytest.skip("needs the assignment fetched in test_student_fetches_works_validates_and_submits")
+    server = world.server("student")
+    for name in NOTEBOOKS:
+        lab.open_lab(page, server.url(f"lab/tree/{ASSIGNMENT}/{name}.ipynb"))
+        markdown = page.locator(f"{lab.NOTEBOOK} .jp-MarkdownOutput")
+        expect(markdown.first).to_be_visible(timeout=60_000)
+        expect(markdown.locator("mjx-container").first).to_be_attached(timeout=30_000)
+        page.wait_for_timeout(1000)  # MathJax typesets cell by cell
+        expect(markdown.locator("mjx-merror")).to_have_count(0)
+        assert page.evaluate(RAW_TEX) == [], f"{name}: formulas shown as TeX source"
+        hints = page.locator(f"{lab.NOTEBOOK} details")
+        expect(hints.first).to_be_attached()
+        assert hints.locator("summary").count() == hints.count(), f"{name}: a hint without its summary line"
+        images = page.locator(f"{lab.NOTEBOOK} .jp-RenderedMarkdown img")
+        broken = images.evaluate_all("imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+        assert not broken, f"{name}: images in the text do not load: {broken}"
+        shots(page, name)
+
+
 def test_grader_grades_the_written_answer_with_the_rubric_and_the_student_reads_feedback(world: World, page: Page,
                                                                                            shots):
     if not world.submitted:
