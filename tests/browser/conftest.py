@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = os.environ.get("PE_COURSE_CHROMIUM", "/usr/bin/chromium")
+# A shared 2-core CI machine can be slow to paint: wait up to 20 s (not Playwright's 5 s) for what should appear.
+EXPECT_TIMEOUT_MS = 20_000
 ARTIFACTS = Path(__file__).parent / "artifacts"
 MISSING = (f"no chromium at {CHROMIUM}: install it with `apt-get install chromium` "
            "(or set PE_COURSE_CHROMIUM to a Chromium binary) to run the browser tests")
@@ -30,6 +32,9 @@ def require_chromium() -> None:
     """Skip the calling test module (one line in the summary) when there is no chromium to drive."""
     if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
         pytest.skip(MISSING, allow_module_level=True)
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
 @pytest.fixture(scope="session")

@@ -77,3 +77,13 @@ def close_dialog(page: Page, kind: str) -> None:
 def settle(page: Page) -> None:
     """Let the browser paint what was just scrolled into view (cells off screen are not rendered)."""
     page.wait_for_timeout(400)
+
+
+def until_empty(page: Page, script: str, timeout_s: float = 20) -> list:
+    """Evaluate ``script`` until it returns an empty list (or the time is up); its last result."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while (found := page.evaluate(script)) and time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+    return found

@@ -198,16 +198,20 @@ def test_every_released_notebook_renders_its_formulas_and_hints(world: World, pa
         pytest.skip("needs the assignment fetched in test_student_fetches_works_validates_and_submits")
     server = world.server("student")
     for name in NOTEBOOKS:
+        markdown_cells = sum(c.cell_type == "markdown" for c in nbformat.read(
+            world.student_dir / ASSIGNMENT / f"{name}.ipynb", as_version=4).cells)
         lab.open_lab(page, server.url(f"lab/tree/{ASSIGNMENT}/{name}.ipynb"))
+        rendered = page.locator(f"{lab.NOTEBOOK} .jp-MarkdownCell.jp-mod-rendered")
+        expect(rendered).to_have_count(markdown_cells, timeout=60_000)
         markdown = page.locator(f"{lab.NOTEBOOK} .jp-MarkdownOutput")
-        expect(markdown.first).to_be_visible(timeout=60_000)
-        expect(markdown.locator("mjx-container").first).to_be_attached(timeout=30_000)
-        page.wait_for_timeout(1000)  # MathJax typesets cell by cell
+        expect(markdown.locator("mjx-container").first).to_be_attached()
+        raw = lab.until_empty(page, RAW_TEX)  # MathJax typesets cell by cell
+        assert raw == [], f"{name}: formulas shown as TeX source: {raw}"
         expect(markdown.locator("mjx-merror")).to_have_count(0)
-        assert page.evaluate(RAW_TEX) == [], f"{name}: formulas shown as TeX source"
-        hints = page.locator(f"{lab.NOTEBOOK} details")
-        expect(hints.first).to_be_attached()
-        assert hints.locator("summary").count() == hints.count(), f"{name}: a hint without its summary line"
+        hints = page.evaluate(f"""() => {{
+            const all = [...document.querySelectorAll('{lab.NOTEBOOK} details')];
+            return [all.length, all.filter(d => !d.querySelector(':scope > summary')).length]; }}""")
+        assert hints[0] > 0 and hints[1] == 0, f"{name}: hints (all, without a summary line): {hints}"
         images = page.locator(f"{lab.NOTEBOOK} .jp-RenderedMarkdown img")
         broken = images.evaluate_all("imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
         assert not broken, f"{name}: images in the text do not load: {broken}"
