@@ -24,6 +24,9 @@ c.ClearSolutions.text_stub = "JAWABAN ANDA DI SINI"
 # release, autograde restores the cell from the gradebook, so formgrader shows it above the answer.
 # nbgrader only looks for mark schemes in task cells unless told otherwise.
 c.ClearMarkScheme.enforce_metadata = False
+# Formgrader's page takes MathJax from a CDN: without internet a grader would read the rubric's and the
+# question's formulas as TeX source. Its exporter renders them to MathML first (as the feedback does).
+c.HTMLExporter.preprocessors = ["pe_course.feedback.RenderMath"]
 
 # Hostile or careless edits: restore deleted test cells, repair metadata nbgrader would abort on.
 c.OverwriteCells.add_missing_cells = True

@@ -60,9 +60,16 @@ class Course:
 
         ``overrides`` map "Class.trait" to values, e.g. {"CourseDirectory.db_url": "sqlite:///x.db"}.
         """
+        from jupyter_core.paths import jupyter_config_path
+        from traitlets.config import Config
         from traitlets.config.loader import PyFileConfigLoader
 
-        cfg = PyFileConfigLoader("nbgrader_config.py", path=str(self.root)).load_config()
+        # As nbgrader's own commands read it: the system's and the user's nbgrader_config.py (where a
+        # JupyterHub or an instructor sets e.g. Exchange.root) under the course's own, which wins.
+        cfg = Config()
+        for folder in [*reversed(jupyter_config_path()), str(self.root)]:
+            if (Path(folder) / "nbgrader_config.py").is_file():
+                cfg.merge(PyFileConfigLoader("nbgrader_config.py", path=folder).load_config())
         cfg.CourseDirectory.root = str(self.root)
         for key, value in overrides.items():
             cls, trait = key.split(".")

@@ -7,6 +7,9 @@
   sees them rendered (browsers draw MathML themselves; MathJax from the CDN is no longer needed).
 - :func:`tidy` keeps only the HTML pages in ``feedback/<student>/<assignment>/``: nbgrader copies
   every file of the autograded folder there (the graders' ``.grading.json``, files a student added).
+  nbgrader's own ``timestamp.txt`` and ``submission_secret.txt`` (of a submission that came through
+  the exchange) stay beside them: ``nbgrader release_feedback`` needs both to publish the pages; they
+  never reach a student (the exchange and the LMS zips carry the pages only).
 - :func:`zip_for_lms` packs each student's pages into ``feedback-zips/<assignment>/<student>.zip``
   for courses that return feedback through an LMS instead of nbgrader's exchange.
 """
@@ -87,6 +90,9 @@ class RenderMath(NbGraderPreprocessor):
         return cell, resources
 
 
+NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")
+
+
 def tidy(course: Course, student: str) -> list[str]:
     """Remove what the student should not get from their feedback folder; the names removed."""
     folder = course.feedback / student / course.assignment
@@ -94,6 +100,8 @@ def tidy(course: Course, student: str) -> list[str]:
     if not folder.is_dir():
         return removed
     for path in sorted(folder.rglob("*"), reverse=True):
+        if path.parent == folder and path.name in NBGRADER_FILES and not path.is_symlink():
+            continue  # needed by release_feedback (see above)
         if path.is_symlink() or (path.is_file() and path.suffix.lower() != ".html"):
             path.unlink()
             removed.append(str(path.relative_to(folder)))
