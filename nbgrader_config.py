@@ -16,7 +16,9 @@ c.CourseDirectory.course_id = "pe-course"
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 
 # Student-facing stubs are in Bahasa Indonesia.
-c.ClearSolutions.code_stub = {"python": "# KODE ANDA DI SINI\nraise NotImplementedError()"}
+c.ClearSolutions.code_stub = {
+    "python": "# KODE ANDA DI SINI\nraise NotImplementedError(\"Fungsi ini belum Anda tulis: ganti baris ini dengan kode Anda.\")"
+}
 c.ClearSolutions.text_stub = "JAWABAN ANDA DI SINI"
 
 # The rubric of each written answer sits in its (locked) question cell between

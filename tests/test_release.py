@@ -137,7 +137,7 @@ def _paste_solution_line(nb):
     stub = next(c for c in nb.cells if gid(c) == "solution_embed")
     leaked = next(line for line in source_cell_lines("01_embedding", "solution_embed")
                   if line.strip().startswith("return "))
-    stub.source = stub.source.replace("    raise NotImplementedError()", f"{leaked}\n    raise NotImplementedError()")
+    stub.source = stub.source.replace("    raise NotImplementedError(", f"{leaked}\n    raise NotImplementedError(")
 
 
 def _add_hidden_marker(nb):
@@ -162,7 +162,7 @@ def _add_execution_count(nb):
 
 def _remove_stub(nb):
     c = next(c for c in nb.cells if gid(c) == "solution_one_hot")
-    c.source = c.source.replace("raise NotImplementedError()", "pass")
+    c.source = c.source.replace("raise NotImplementedError(", "pass  # (")
 
 
 @pytest.mark.parametrize(("breakage", "expected"), [
@@ -242,7 +242,7 @@ def test_release_stubs_raise_not_implemented(name, reference):
             exec(compile(_plain(c.source), f"<{name} {gid(c)}>", "exec"), namespace)  # noqa: S102 (our release's setup)
     for fn in functions:
         c = next(c for c in nb.cells if gid(c) == f"solution_{fn}")
-        assert "raise NotImplementedError()" in c.source, f"{name} solution_{fn}: no NotImplementedError stub"
+        assert "raise NotImplementedError(" in c.source, f"{name} solution_{fn}: no NotImplementedError stub"
         exec(compile(_plain(c.source), f"<{name} solution_{fn}>", "exec"), namespace)  # noqa: S102 (the stub only)
         assert callable(namespace.get(fn)), f"{name} solution_{fn} does not define {fn}"
         reference[fn](*CALLS[fn]())  # the arguments are valid: the reference solution accepts them

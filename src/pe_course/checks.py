@@ -360,7 +360,7 @@ def describe_failure(fn: str, outcome: Outcome, args: tuple | None = None, kwarg
     where = f" untuk input {show_call(fn, args, kwargs or {})}" if args is not None else ""
     if outcome.kind == "raised":
         if outcome.error == "NotImplementedError":
-            return f"`{fn}` belum diimplementasikan (masih `raise NotImplementedError()`)."
+            return f"`{fn}` belum diimplementasikan (masih `raise NotImplementedError(...)`)."
         detail = f": {untrusted(outcome.message)}" if outcome.message else ""
         return f"`{fn}` melempar {untrusted(outcome.error)}{where}{detail}"
     if outcome.kind == "timeout":

@@ -60,7 +60,7 @@ def release_problems(release_dir: Path, source_dir: Path) -> list[str]:
             if cell.cell_type == "code" and (cell.get("outputs") or cell.get("execution_count")):
                 problems.append(f"{where}: has outputs")
             meta = nbgrader_meta(cell)
-            if meta.get("solution") and cell.cell_type == "code" and "raise NotImplementedError()" not in src:
+            if meta.get("solution") and cell.cell_type == "code" and "raise NotImplementedError(" not in src:
                 problems.append(f"{where}: solution cell without a NotImplementedError stub")
             leaked = [line for line in src.splitlines() if line.strip() and line.strip() in solution_lines]
             if leaked:

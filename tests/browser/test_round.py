@@ -103,7 +103,7 @@ def test_student_fetches_works_validates_and_submits(world: World, page: Page, s
     lab.run_all(page)
     stub_error = lab.cell_with(page, "w = frequencies(8)", ".jp-CodeCell").locator(".jp-OutputArea-output")
     expect(stub_error).to_contain_text("NotImplementedError", timeout=120_000)
-    expect(stub_error).to_contain_text("KODE ANDA DI SINI")  # the stub's line, in Indonesian
+    expect(stub_error).to_contain_text("Fungsi ini belum Anda tulis")  # what to do, in Indonesian
     lab.wait_idle(page)
     stub_error.scroll_into_view_if_needed()
     lab.settle(page)
