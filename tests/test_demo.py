@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from pe_course.demo import CLASS
-from pe_course.record import Note
+from pe_course.record import GradingRecord, Note
 
 pytestmark = pytest.mark.slow
 
@@ -20,7 +20,25 @@ def notes_of(rec) -> list[str]:
     return [str(Note.parse(n)) for n in rec["notes"]]
 
 
-def test_demo_runs_a_whole_round(tmp_path):
+def graded_summary(out) -> dict:
+    """What the graders decided for every demo student, without what varies between runs (times, figures,
+    sandbox description): per notebook its score, and per cell its score, status, failed checks and
+    misconceptions; per record the kinds of its notes."""
+    summary: dict = {}
+    for path in sorted((out / "autograded").glob("*/positional-encoding/*.grading.json")):
+        record = GradingRecord.read(path)
+        student = summary.setdefault(path.parts[-3], {})
+        student[record.notebook] = {
+            "score": record.score, "max_score": record.max_score,
+            "notes": sorted({n.kind.value for n in record.notes}),
+            "cells": {c.grade_id: {"score": c.score, "status": c.status.value,
+                                   "failed": [k.name for k in c.checks if not k.passed],
+                                   "misconceptions": [m["id"] for m in c.misconceptions]} for c in record.cells},
+        }
+    return summary
+
+
+def test_demo_runs_a_whole_round(tmp_path, data_regression):
     out = tmp_path / "demo"
     exe = os.path.join(os.path.dirname(sys.executable), "pe-course")
     proc = subprocess.run([exe, "demo", "--out", str(out)], capture_output=True, text=True, timeout=540,
@@ -49,3 +67,5 @@ def test_demo_runs_a_whole_round(tmp_path):
     assert any(n.startswith("unreadable-notebook") for n in notes_of(record("joko", "01_embedding")))
     assert not (out / "autograded" / "kiki" / "positional-encoding" / "04_similarity.ipynb").exists()
     assert (out / "feedback" / "ani" / "positional-encoding" / "01_embedding.html").exists()
+    # every decision, for every student, as the golden file has it (pytest --force-regen after an intended change)
+    data_regression.check(graded_summary(out))

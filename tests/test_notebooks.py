@@ -31,9 +31,15 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from nbclient import NotebookClient
 
+from pe_course.score import load_suite
+
 SOURCE = REPO / "source" / "positional-encoding"
+STRATEGIES = load_suite(REPO / "graders").module("strategies")
 SETTINGS = settings(derandomize=True, max_examples=30, deadline=None)
-FLOATS = st.floats(-10, 10, allow_nan=False, allow_infinity=False, width=64)
+# The graders' own building blocks (graders/strategies.py): one definition of a bounded finite float and
+# of a matrix of them. The composite cases below differ on purpose: they include T = 0 and test the
+# reference's mathematics, not what a grader check draws.
+FLOATS, matrix = STRATEGIES.FLOATS, STRATEGIES.matrix
 EVEN_DIMS = st.integers(1, 8).map(lambda n: 2 * n)
 BASES = st.sampled_from([10000.0, 100.0, 500.0, 1e5, 2.5])
 
@@ -130,10 +136,6 @@ def test_reference_defines_every_graded_function(reference):
                       "rotation_matrix", "shift_encoding", "apply_rope", "rope_scores",
                       "position_similarity", "offset_similarity", "self_attention"}
     assert graded <= set(reference), f"not loaded from the source notebooks: {graded - set(reference)}"
-
-
-def matrix(rows, cols, elements=FLOATS):
-    return hnp.arrays(np.float64, (rows, cols), elements=elements)
 
 
 # --- embed ------------------------------------------------------------------------------------
