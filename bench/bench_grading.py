@@ -214,7 +214,9 @@ def ours(course: Course, jobs: int, scheduler: str | None = None) -> dict:
     graded = re.search(r"Graded (\d+), skipped \(unchanged\) (\d+), failed (\d+) in ([0-9.]+) s", output)
     if graded is None or int(graded.group(3)):
         print(f"  (pe-course grade said:)\n{output[-3000:]}")
+    merged = re.search(r"Merged here .*?: ([0-9.]+) s, ([0-9.]+) s per student", output)
     return {"seconds": round(seconds, 2), "grading_seconds": float(graded.group(4)) if graded else None,
+            "merge_s_per_student": float(merged.group(2)) if merged else None,
             "failed": int(graded.group(3)) if graded else None, "peak_tree_mb": round(memory.tree_peak[proc.pid] / 1e6),
             "peak_process_mb": round(memory.process_peak / 1e6)}
 
@@ -305,7 +307,8 @@ def cluster_scaling(name: str, students: list[demo.Student], sizes: list[int], j
         per_student = o["grading_seconds"] * workers / len(students)
         print(f"[{name}] dask, {workers} worker(s): {len(students)} students graded in {o['grading_seconds']:.1f} s "
               f"({per_student:.2f} worker-seconds per student; {o['seconds']:.1f} s with local feedback); "
-              f"peak memory per worker (its sandboxes included) {per_worker:.0f} MB; auto scores {got:g}/{maximum:g}",
+              f"peak memory per worker (its sandboxes included) {per_worker:.0f} MB; merging {o['merge_s_per_student']} s "
+              f"per student; peak memory of pe-course grade {o['peak_tree_mb']} MB; auto scores {got:g}/{maximum:g}",
               flush=True)
         out[workers] = {**o, "worker_seconds_per_student": round(per_student, 2),
                         "peak_worker_tree_mb": round(per_worker), "auto_score": got, "auto_max": maximum}

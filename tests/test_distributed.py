@@ -161,7 +161,7 @@ def _same_cells(got: dict, expected: dict) -> None:
     for path in expected:
         if isinstance(expected[path], list):
             assert len(got[path]) == len(expected[path]), path
-            for index, (a, b) in enumerate(zip(got[path], expected[path])):
+            for index, (a, b) in enumerate(zip(got[path], expected[path], strict=True)):
                 assert a == b, f"{path} cell {index}"
         else:
             assert got[path] == expected[path], path

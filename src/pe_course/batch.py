@@ -69,6 +69,7 @@ class RoundSummary:
     failed: dict[str, str] = field(default_factory=dict)  # student -> why
     attention: dict[str, list[str]] = field(default_factory=dict)  # student -> reasons
     seconds: float = 0.0
+    merge_seconds: float = 0.0  # spent by the single writer merging results (the part no worker can share)
 
 
 # --------------------------------------------------------------------------------------------
@@ -419,6 +420,7 @@ def finish(course, outcome: GradeOutcome, state: GradeState, summary: RoundSumma
         state.set(outcome.student, None)
         notify("failed", outcome.student, summary)
         return
+    started = time.monotonic()
     try:
         state.set(outcome.student, None)  # not trusted as graded until the merge completes
         merge_outcome(course, outcome)
@@ -427,6 +429,8 @@ def finish(course, outcome: GradeOutcome, state: GradeState, summary: RoundSumma
         summary.failed[outcome.student] = f"could not write the gradebook: {exc}"
         notify("failed", outcome.student, summary)
         return
+    finally:
+        summary.merge_seconds += time.monotonic() - started
     summary.graded.append(outcome.student)
     reasons = attention_reasons(course, outcome.student)
     if reasons:

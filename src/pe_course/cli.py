@@ -161,6 +161,9 @@ def cmd_grade(args) -> int:
         if cluster is not None:
             cluster.close()
     print_round(course, summary, feedback_failures)
+    if cluster is not None and summary.graded:
+        console.print(f"Merged here (the single gradebook writer): {summary.merge_seconds:.1f} s, "
+                      f"{summary.merge_seconds / len(summary.graded):.2f} s per student.")
     return 1 if summary.failed else 0
 
 
