@@ -37,6 +37,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -48,6 +49,8 @@ sys.path.insert(0, str(REPO / "src"))
 from pe_course import demo  # noqa: E402
 from pe_course.batch import grade_round  # noqa: E402
 from pe_course.course import Course  # noqa: E402
+
+warnings.filterwarnings("ignore", module="nbformat")  # the mangled students' duplicated cell ids
 
 # A typical class: the demo's students without the ones built to hang (lina) or wedge kernels (indra),
 # whose time-outs would dominate both sides.

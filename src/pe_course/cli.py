@@ -141,7 +141,7 @@ def cmd_grade(args) -> int:
         return 2
     cluster = None
     if args.scheduler:
-        from .cluster import ClusterUnavailable, connect, describe
+        from .cluster import ClusterUnavailable, connect, describe, worker_isolation
 
         try:
             cluster = connect(args.scheduler)
@@ -149,8 +149,9 @@ def cmd_grade(args) -> int:
             console.print(f"[red]{escape(str(exc))}[/]", soft_wrap=True)
             return 2
         workers, threads, notes = describe(cluster)
-        console.print(f"Dask cluster {escape(args.scheduler)}: {workers} workers, {threads} threads "
-                      "(sandbox and limits as on each worker's machine)")
+        console.print(f"Dask cluster {escape(args.scheduler)}: {workers} workers, {threads} threads")
+        for isolation, where in worker_isolation(cluster).items():
+            console.print(f"Sandbox on {len(where)} worker(s): {escape(isolation)}")
         for note in notes:
             console.print(f"[yellow]Note:[/] {note}")
     else:

@@ -87,6 +87,21 @@ def describe(client) -> tuple[int, int, list[str]]:
     return len(workers), threads, notes
 
 
+def worker_isolation(client) -> dict[str, list[str]]:
+    """How each worker would isolate student code (its bubblewrap and resource groups): isolation -> workers."""
+    found: dict[str, list[str]] = {}
+    with contextlib.suppress(Exception):  # a worker gone meanwhile
+        for address, isolation in client.run(_isolation).items():
+            found.setdefault(str(isolation), []).append(address)
+    return found
+
+
+def _isolation() -> str:
+    from .sandbox import Sandbox
+
+    return Sandbox().isolation
+
+
 def _takes_n_workers(client) -> bool:
     import inspect
 
@@ -307,4 +322,4 @@ def _one_line(exc: BaseException) -> str:
     return text[:300] or type(exc).__name__
 
 
-__all__ = ["ClusterUnavailable", "connect", "describe", "run_on_cluster", "grade_remote"]
+__all__ = ["ClusterUnavailable", "connect", "describe", "grade_remote", "run_on_cluster", "worker_isolation"]
