@@ -41,6 +41,7 @@ from .course import Course
 
 CONNECT_TIMEOUT = 15  # seconds to reach the scheduler before giving up
 IN_FLIGHT_PER_THREAD = 2  # tasks submitted ahead per worker thread (bounded memory for large classes)
+MIN_IN_FLIGHT = 8
 _BUNDLE_KEY = "pe-course-bundle"
 
 
@@ -148,10 +149,16 @@ def run_on_cluster(client, course: Course, tasks: list[GradeTask], template_db: 
                                          task.fingerprint, key=key, pure=False)
         futures.add(outstanding[key])
 
-    try:
-        _, threads, _ = describe(client)
-        for _ in range(min(len(queue), max(4, IN_FLIGHT_PER_THREAD * threads))):
+    threads = {"n": 0, "at": -1e9}
+
+    def top_up() -> None:  # workers may join during the round (batch jobs starting): the window follows
+        if time.monotonic() - threads["at"] > 10:
+            threads["n"], threads["at"] = describe(client)[1], time.monotonic()
+        while queue and len(outstanding) < max(MIN_IN_FLIGHT, IN_FLIGHT_PER_THREAD * threads["n"]):
             submit_next()
+
+    try:
+        top_up()
         for future in futures:
             task = by_key.pop(future.key)
             outstanding.pop(future.key, None)
@@ -162,7 +169,7 @@ def run_on_cluster(client, course: Course, tasks: list[GradeTask], template_db: 
                 outcome = GradeOutcome(task.student, False, task.staging, task.fingerprint, error=_why(exc))
             future.release()
             if queue:
-                submit_next()
+                top_up()
             if task.student in merged:  # never twice into the gradebook, whatever the cluster did
                 continue
             merged.add(task.student)
