@@ -265,3 +265,29 @@ def test_unreachable_scheduler_is_one_clear_line(course_copy):
     assert output[0].startswith(f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}")
     assert time.monotonic() - started < 120
     assert not (course_copy.root / "autograded").exists()
+
+
+def test_the_bundle_holds_only_what_a_worker_needs(class_course, tmp_path):
+    """No gradebook, no submissions, no grading state travel in the once-per-run bundle."""
+    import io
+    import tarfile
+
+    from pe_course.batch import build_template
+    from pe_course.cluster import course_bundle
+
+    (class_course.root / ".pe-course").mkdir(exist_ok=True)
+    bundle = course_bundle(class_course.course, build_template(class_course.course, tmp_path / "template.db"))
+    with tarfile.open(fileobj=io.BytesIO(bundle)) as tar:
+        names = tar.getnames()
+    tops = {name.split("/")[0] for name in names}
+    assert tops == {"nbgrader_config.py", "template.db", "source", "release", "graders"}
+    assert "graders/alternatives.py" in names and "release/positional-encoding/01_embedding.ipynb" in names
+    assert not [n for n in names if "__pycache__" in n or n.endswith("gradebook.db")]
+
+
+def test_a_worker_with_other_code_refuses_the_task(class_course):
+    from pe_course.cluster import grade_remote, submission_archive
+
+    result = grade_remote(b"", "0" * 64, "not-this-package", "positional-encoding", "ani",
+                          submission_archive(class_course.course, "ani"), "fp")
+    assert not result.outcome.ok and "different pe-course" in result.outcome.error and result.archive == b""
