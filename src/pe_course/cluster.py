@@ -97,10 +97,13 @@ def worker_isolation(client) -> dict[str, list[str]]:
     return found
 
 
-def _isolation() -> str:
+async def _isolation() -> str:
+    """Run by ``client.run`` on the worker's event loop: the probe (it starts bwrap) goes to a thread."""
+    import asyncio
+
     from .sandbox import Sandbox
 
-    return Sandbox().isolation
+    return await asyncio.to_thread(lambda: Sandbox().isolation)
 
 
 def _takes_n_workers(client) -> bool:
@@ -210,6 +213,7 @@ def _forget_everywhere(client, digest: str) -> None:
 # --------------------------------------------------------------------------------------------
 _LOCK = threading.Lock()  # nbgrader changes the process's working directory: one student at a time
 _BUNDLES: dict[str, Path] = {}
+_FORGOTTEN: set[str] = set()  # bundles of rounds that ended, removed as soon as no task uses them
 
 
 def _the_bundle(data: bytes) -> bytes:
@@ -235,12 +239,26 @@ def _bundle_dir(bundle: bytes, digest: str) -> Path:
     folder = Path(tempfile.mkdtemp(prefix=f"pe-course-bundle-{digest[:12]}-"))
     _untar(bundle, folder)
     _BUNDLES[digest] = folder
+    _FORGOTTEN.discard(digest)
     cgroups.sweep_stale()  # groups left on this machine by a worker that was killed outright
     return folder
 
 
 def forget_bundle(digest: str) -> None:
-    with _LOCK:
+    """Run by ``client.run`` on the worker's event loop, so it never waits: a bundle still in use by a
+    (cancelled) task is removed when that task ends."""
+    _FORGOTTEN.add(digest)
+    if _LOCK.acquire(blocking=False):
+        try:
+            _drop_forgotten()
+        finally:
+            _LOCK.release()
+
+
+def _drop_forgotten() -> None:
+    """With ``_LOCK`` held."""
+    for digest in list(_FORGOTTEN):
+        _FORGOTTEN.discard(digest)
         folder = _BUNDLES.pop(digest, None)
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
@@ -260,6 +278,11 @@ def grade_remote(bundle: bytes, digest: str, package: str, assignment: str, stud
                 f"worker {worker} runs a different pe-course than the client: install the same version on "
                 "every worker")), b"", worker)
         shared = _bundle_dir(bundle, digest)
+        from hypothesis.configuration import set_hypothesis_home_dir
+
+        # hypothesis would otherwise keep its cache where the working directory was when it was first
+        # imported: inside the first task's scratch course directory (removed), recreated by later tasks
+        set_hypothesis_home_dir(shared / ".hypothesis")
         root = Path(tempfile.mkdtemp(prefix="pe-course-task-"))
         try:
             shutil.copy(shared / "nbgrader_config.py", root / "nbgrader_config.py")
@@ -281,6 +304,7 @@ def grade_remote(bundle: bytes, digest: str, package: str, assignment: str, stud
             return RemoteResult(outcome, _tar(members), worker)
         finally:
             shutil.rmtree(root, ignore_errors=True)
+            _drop_forgotten()  # the round ended while this student was graded (Ctrl-C)
 
 
 def _worker_name() -> str:
