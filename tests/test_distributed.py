@@ -103,7 +103,7 @@ class LocalCluster:
 
 @pytest.fixture
 def cluster(tmp_path):
-    from pe_course import cgroups
+    from pe_course.sandbox import groups
 
     started = LocalCluster(tmp_path / "cluster")
     started.add_workers("w1", "w2")
@@ -111,7 +111,7 @@ def cluster(tmp_path):
         yield started
     finally:
         started.close()
-        cgroups.sweep_stale()  # groups of a killed worker's sandboxes (removed once they are stale)
+        groups.sweep_stale()  # groups of a killed worker's sandboxes (removed once they are stale)
 
 
 @pytest.fixture(scope="module")

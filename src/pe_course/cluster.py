@@ -35,9 +35,9 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import cgroups
 from .batch import GradeOutcome, GradeTask, RoundSummary, finish, grade_one
 from .course import Course
+from .sandbox import groups
 
 CONNECT_TIMEOUT = 15  # seconds to reach the scheduler before giving up
 IN_FLIGHT_PER_THREAD = 2  # tasks submitted ahead per worker thread (bounded memory for large classes)
@@ -240,7 +240,7 @@ def _bundle_dir(bundle: bytes, digest: str) -> Path:
     _untar(bundle, folder)
     _BUNDLES[digest] = folder
     _FORGOTTEN.discard(digest)
-    cgroups.sweep_stale()  # groups left on this machine by a worker that was killed outright
+    groups.sweep_stale()  # groups left on this machine by a worker that was killed outright
     return folder
 
 
