@@ -1,11 +1,23 @@
-"""Benchmark: `pe-course grade --jobs 2` versus plain serial `nbgrader autograde`, side by side.
+"""Benchmark: `pe-course grade --jobs 2` versus serial stock nbgrader, side by side, on two classes.
 
-The baseline is stock nbgrader (its own Execute in the student's kernel, the source notebooks'
-ordinary hidden asserts, no sandbox, no graders); ours runs every notebook in the sandbox and grades
-it with the hidden graders (strictly more checking). Both grade the same synthetic class.
+- **all-correct** (default 36 students): every student submits all four notebooks, every function
+  correct but written differently — each solution cell is one of the correct implementations of
+  ``graders/alternatives.py`` (loops, einsum, complex numbers, …; never the reference copied),
+  mixed differently per student, and the written answers filled in.
+- **mixed** (default 24 students): the demo's typical students (correct, partial, misconceptions,
+  stubs, mangled and missing notebooks), without the two built to hang or wedge kernels.
 
-    python bench/bench_grading.py                 # 24 students: ratio, per-notebook cost
-    python bench/bench_grading.py --scaling 12 24 48 96   # how our wall time grows (run by hand; long)
+The baseline is stock nbgrader in a copy of the course with a stock ``nbgrader_config.py`` (course id,
+stubs, ``Execute.timeout = 30``): ``nbgrader autograde --force`` then ``nbgrader generate_feedback
+--force``, serial, the source notebooks' hidden asserts run in the student's kernel, no sandbox.
+Ours is ``pe-course grade --force --jobs 2`` (sandbox, hidden graders, then feedback) on a copy with
+this repository's ``nbgrader_config.py``. Both see the same submissions.
+
+    python bench/bench_grading.py                          # both classes: times, ratios, scores
+    python bench/bench_grading.py --classes all-correct    # one class only
+    python bench/bench_grading.py --cluster 1 2 --students 12 --classes all-correct
+        # pe-course grade --scheduler on a local `dask scheduler` with 1, then 2 `dask worker`s
+    python bench/bench_grading.py --scaling-only --scaling 12 24 48 96   # how our wall time grows
 
 Run by hand, not in the test suite. Prints a table and writes bench/results/grading-<date>.json.
 """
@@ -13,12 +25,19 @@ Run by hand, not in the test suite. Prints a table and writes bench/results/grad
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import inspect
 import json
+import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -30,6 +49,8 @@ sys.path.insert(0, str(REPO / "src"))
 from pe_course import demo  # noqa: E402
 from pe_course.batch import grade_round  # noqa: E402
 from pe_course.course import Course  # noqa: E402
+
+warnings.filterwarnings("ignore", module="nbformat")  # the mangled students' duplicated cell ids
 
 # A typical class: the demo's students without the ones built to hang (lina) or wedge kernels (indra),
 # whose time-outs would dominate both sides.
@@ -44,9 +65,62 @@ c.ClearSolutions.code_stub = {"python": "# KODE ANDA DI SINI\\nraise NotImplemen
 c.ClearSolutions.text_stub = "JAWABAN ANDA DI SINI"
 c.Execute.timeout = 30
 """
+PE_COURSE = Path(sys.executable).with_name("pe-course")
+DASK = Path(sys.executable).with_name("dask")
 
 
-def make_course(root: Path, config: str | None, students: int) -> Course:
+def _alternatives():
+    spec = importlib.util.spec_from_file_location("_bench_alternatives", REPO / "graders" / "alternatives.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _helpers(module, function, seen: set[str]) -> list[str]:
+    """Names of the module's functions that ``function`` calls (also from nested functions), deepest first."""
+    out: list[str] = []
+    codes = [function.__code__]
+    while codes:
+        code = codes.pop()
+        codes += [c for c in code.co_consts if inspect.iscode(c)]
+        for name in code.co_names:
+            helper = getattr(module, name, None)
+            if inspect.isfunction(helper) and helper.__module__ == module.__name__ and name not in seen:
+                seen.add(name)
+                out += _helpers(module, helper, seen) + [name]
+    return out
+
+
+def correct_code(module, function: str, implementation) -> str:
+    """A solution cell a student could have written: the implementation (renamed) and its helpers."""
+    helpers = _helpers(module, implementation, {implementation.__name__})
+    parts = [inspect.getsource(getattr(module, name)) for name in helpers]
+    own = inspect.getsource(implementation).replace(f"def {implementation.__name__}(", f"def {function}(", 1)
+    return "\n\n".join(part.rstrip() for part in [*parts, own])
+
+
+def all_correct_class(size: int) -> list[demo.Student]:
+    """``size`` students, all correct, each mixing the alternatives differently."""
+    module = _alternatives()
+    functions = sorted(module.ALTERNATIVES)
+    students = []
+    for i in range(size):
+        code = {}
+        for k, function in enumerate(functions):
+            options = module.ALTERNATIVES[function]
+            code[function] = correct_code(module, function, options[(i + k * (i // len(options) + 1)) % len(options)])
+        students.append(demo.Student(f"benar{i:03d}", "all correct, varied", code, written=True))
+    return students
+
+
+def mixed_class(size: int) -> list[demo.Student]:
+    return [TYPICAL[i % len(TYPICAL)] for i in range(size)]
+
+
+CLASSES = {"all-correct": (all_correct_class, 36), "mixed": (mixed_class, 24)}
+
+
+def make_course(root: Path, config: str | None, students: list[demo.Student]) -> Course:
     repo = Course(REPO)
     course = demo.scratch_course(repo, root)
     if config is not None:
@@ -55,8 +129,7 @@ def make_course(root: Path, config: str | None, students: int) -> Course:
         shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
     run(course, "generate_assignment", course.assignment, "--force")
     release = Course(REPO).release
-    for i in range(students):
-        who = TYPICAL[i % len(TYPICAL)]
+    for i, who in enumerate(students):
         folder = course.submitted / f"{who.login}{i:03d}" / course.assignment
         folder.mkdir(parents=True)
         for path in sorted(release.glob("*.ipynb")):
@@ -82,50 +155,206 @@ def notebooks_submitted(course: Course) -> int:
     return sum(1 for _ in course.submitted.glob("*/*/*.ipynb"))
 
 
-def ours(course: Course, jobs: int) -> float:
+def auto_scores(course: Course) -> tuple[float, float]:
+    """(sum of the autograded scores, their maximum) over the whole class, from the gradebook."""
+    got = maximum = 0.0
+    with course.gradebook() as gb:
+        for sub in gb.find_assignment(course.assignment).submissions:
+            got += sub.code_score
+            maximum += sub.max_code_score
+    return got, maximum
+
+
+class PeakMemory:
+    """Peak resident memory of process trees (sampled every 0.2 s): the sum over each tree and the largest
+    single process."""
+
+    def __init__(self, roots: list[int]) -> None:
+        import psutil
+
+        self.psutil, self.roots = psutil, roots
+        self.tree_peak = {pid: 0 for pid in roots}
+        self.process_peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.2):
+            for pid in self.roots:
+                try:
+                    root = self.psutil.Process(pid)
+                    procs = [root, *root.children(recursive=True)]
+                except self.psutil.Error:
+                    continue
+                sizes = []
+                for proc in procs:
+                    try:
+                        sizes.append(proc.memory_info().rss)
+                    except self.psutil.Error:
+                        continue
+                self.tree_peak[pid] = max(self.tree_peak[pid], sum(sizes))
+                self.process_peak = max([self.process_peak, *sizes])
+
+    def stop(self) -> PeakMemory:
+        self._stop.set()
+        self._thread.join()
+        return self
+
+
+def ours(course: Course, jobs: int, scheduler: str | None = None) -> dict:
+    """`pe-course grade --force` as an instructor runs it (grading, then feedback)."""
+    argv = [str(PE_COURSE), "grade", course.assignment, "--force", "--jobs", str(jobs)]
+    if scheduler:
+        argv += ["--scheduler", scheduler]
     started = time.monotonic()
-    summary = grade_round(course, jobs=jobs, force=True)
-    if summary.failed:
-        print(f"  (failed: {summary.failed})")
-    return time.monotonic() - started
+    proc = subprocess.Popen(argv, cwd=course.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "COLUMNS": "200"})
+    memory = PeakMemory([proc.pid])
+    output, _ = proc.communicate()
+    seconds = time.monotonic() - started
+    memory.stop()
+    graded = re.search(r"Graded (\d+), skipped \(unchanged\) (\d+), failed (\d+) in ([0-9.]+) s", output)
+    if graded is None or int(graded.group(3)):
+        print(f"  (pe-course grade said:)\n{output[-3000:]}")
+    merged = re.search(r"Merged here .*?: ([0-9.]+) s, ([0-9.]+) s per student", output)
+    return {"seconds": round(seconds, 2), "grading_seconds": float(graded.group(4)) if graded else None,
+            "merge_s_per_student": float(merged.group(2)) if merged else None,
+            "failed": int(graded.group(3)) if graded else None, "peak_tree_mb": round(memory.tree_peak[proc.pid] / 1e6),
+            "peak_process_mb": round(memory.process_peak / 1e6)}
+
+
+def stock(course: Course) -> dict:
+    autograde = run(course, "autograde", course.assignment, "--force")
+    feedback = run(course, "generate_feedback", course.assignment, "--force")
+    return {"seconds": round(autograde + feedback, 2), "autograde_s": round(autograde, 2),
+            "feedback_s": round(feedback, 2)}
+
+
+def compare(name: str, students: list[demo.Student], jobs: int, tmp: Path) -> dict:
+    base = make_course(tmp / f"{name}-stock", STOCK_CONFIG, students)
+    mine = make_course(tmp / f"{name}-ours", None, students)
+    n = notebooks_submitted(mine)
+    print(f"[{name}] {len(students)} students, {n} notebooks submitted", flush=True)
+    b = stock(base)
+    b_got, b_max = auto_scores(base)
+    print(f"[{name}] stock:  serial nbgrader autograde + generate_feedback: {b['seconds']:7.1f} s "
+          f"(autograde {b['autograde_s']:.1f} + feedback {b['feedback_s']:.1f}; {b['autograde_s'] / n:.2f} s per "
+          f"notebook autograded); auto scores {b_got:g}/{b_max:g}", flush=True)
+    o = ours(mine, jobs)
+    o_got, o_max = auto_scores(mine)
+    print(f"[{name}] ours:   pe-course grade --force --jobs {jobs}:            {o['seconds']:7.1f} s "
+          f"(grading {o['grading_seconds']} s, then feedback; {o['seconds'] * jobs / n:.2f} s per notebook per "
+          f"worker); auto scores {o_got:g}/{o_max:g}; peak memory {o['peak_tree_mb']} MB all processes, "
+          f"{o['peak_process_mb']} MB largest", flush=True)
+    ratio = o["seconds"] / b["seconds"]
+    print(f"[{name}] ratio ours / stock = {ratio:.2f}", flush=True)
+    shutil.rmtree(base.root, ignore_errors=True)
+    shutil.rmtree(mine.root, ignore_errors=True)
+    return {"students": len(students), "notebooks": n, "stock": {**b, "auto_score": b_got, "auto_max": b_max},
+            "ours": {**o, "auto_score": o_got, "auto_max": o_max}, "ratio": round(ratio, 3)}
+
+
+class LocalCluster:
+    """`dask scheduler` and `dask worker --nthreads 1` processes on this machine, in scratch directories."""
+
+    def __init__(self, base: Path, workers: int) -> None:
+        self.base, self.procs = base, []
+        base.mkdir(parents=True, exist_ok=True)
+        scheduler_file = base / "scheduler.json"
+        self._start("scheduler", [str(DASK), "scheduler", "--port", "0", "--no-dashboard", "--scheduler-file",
+                                  str(scheduler_file)])
+        while not scheduler_file.exists():
+            time.sleep(0.2)
+        self.address = json.loads(scheduler_file.read_text())["address"]
+        for i in range(workers):
+            self._start(f"w{i}", [str(DASK), "worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1",
+                                  "--no-dashboard", "--name", f"w{i}"])
+        from distributed import Client
+
+        with Client(self.address, timeout=60) as client:
+            client.wait_for_workers(workers, timeout=300)
+        self.worker_pids = [p.pid for p in self.procs[1:]]
+
+    def _start(self, name: str, argv: list[str]) -> None:
+        folder = self.base / name
+        folder.mkdir(exist_ok=True)
+        self.procs.append(subprocess.Popen(argv, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                           env={**os.environ, "TMPDIR": str(folder)}, start_new_session=True))
+
+    def close(self) -> None:
+        for proc in reversed(self.procs):
+            os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+def cluster_scaling(name: str, students: list[demo.Student], sizes: list[int], jobs: int, tmp: Path) -> dict:
+    """pe-course grade --scheduler with 1, 2, … local dask workers on the same class."""
+    out = {}
+    for workers in sizes:
+        course = make_course(tmp / f"{name}-cluster{workers}", None, students)
+        cluster = LocalCluster(tmp / f"cluster{workers}", workers)
+        try:
+            memory = PeakMemory(cluster.worker_pids)
+            o = ours(course, jobs, scheduler=cluster.address)
+            memory.stop()
+        finally:
+            cluster.close()
+        got, maximum = auto_scores(course)
+        per_worker = max(memory.tree_peak.values()) / 1e6
+        per_student = o["grading_seconds"] * workers / len(students)
+        print(f"[{name}] dask, {workers} worker(s): {len(students)} students graded in {o['grading_seconds']:.1f} s "
+              f"({per_student:.2f} worker-seconds per student; {o['seconds']:.1f} s with local feedback); "
+              f"peak memory per worker (its sandboxes included) {per_worker:.0f} MB; merging {o['merge_s_per_student']} s "
+              f"per student; peak memory of pe-course grade {o['peak_tree_mb']} MB; auto scores {got:g}/{maximum:g}",
+              flush=True)
+        out[workers] = {**o, "worker_seconds_per_student": round(per_student, 2),
+                        "peak_worker_tree_mb": round(per_worker), "auto_score": got, "auto_max": maximum}
+        shutil.rmtree(course.root, ignore_errors=True)
+    return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--students", type=int, default=24)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--classes", nargs="*", choices=list(CLASSES), default=list(CLASSES))
+    parser.add_argument("--students", type=int, help="class size (default: 36 all-correct, 24 mixed)")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--cluster", type=int, nargs="*", help="instead: pe-course grade --scheduler with these "
+                                                               "numbers of local dask workers")
     parser.add_argument("--scaling", type=int, nargs="*", help="also time ours for these class sizes")
     parser.add_argument("--scaling-only", action="store_true", help="skip the side-by-side comparison")
     args = parser.parse_args()
-    results: dict = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "students": args.students,
-                     "jobs": args.jobs}
+    results: dict = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "jobs": args.jobs,
+                     "cpus": os.cpu_count(), "load_average_before": os.getloadavg()}
     with tempfile.TemporaryDirectory(prefix="pe-bench-") as tmp:
-        if args.scaling_only:
-            _scaling(args, results, Path(tmp))
-            return _save(results)
-        base = make_course(Path(tmp) / "baseline", STOCK_CONFIG, args.students)
-        mine = make_course(Path(tmp) / "ours", None, args.students)
-        n = notebooks_submitted(mine)
-        print(f"{args.students} students, {n} notebooks submitted")
-        t_base = run(base, "autograde", base.assignment, "--force")
-        print(f"baseline: serial nbgrader autograde (in-kernel hidden asserts): {t_base:7.1f} s "
-              f"({t_base / n:.2f} s per notebook)")
-        t_ours = ours(mine, args.jobs)
-        print(f"ours:     pe-course grade --jobs {args.jobs} (sandbox + hidden graders):   {t_ours:7.1f} s "
-              f"({t_ours / n:.2f} s per notebook, {t_ours * args.jobs / n:.2f} s per notebook per worker)")
-        ratio = t_ours / t_base
-        print(f"ratio ours / baseline = {ratio:.2f}  (target <= 0.6)")
-        results.update(notebooks=n, baseline_s=round(t_base, 2), ours_s=round(t_ours, 2), ratio=round(ratio, 3))
+        for name in args.classes:
+            build, default = CLASSES[name]
+            students = build(args.students or default)
+            if args.cluster:
+                results.setdefault("cluster", {})[name] = cluster_scaling(name, students, args.cluster, args.jobs,
+                                                                          Path(tmp))
+            elif not args.scaling_only:
+                results.setdefault("classes", {})[name] = compare(name, students, args.jobs, Path(tmp))
         if args.scaling:
             _scaling(args, results, Path(tmp))
+    results["load_average_after"] = os.getloadavg()
     _save(results)
 
 
 def _scaling(args, results: dict, tmp: Path) -> None:
     results["scaling"] = {}
     for size in args.scaling or []:
-        course = make_course(tmp / f"scale{size}", None, size)
-        seconds = ours(course, args.jobs)
+        course = make_course(tmp / f"scale{size}", None, mixed_class(size))
+        started = time.monotonic()
+        summary = grade_round(course, jobs=args.jobs, force=True)
+        seconds = time.monotonic() - started
+        if summary.failed:
+            print(f"  (failed: {summary.failed})")
         results["scaling"][size] = round(seconds, 2)
         print(f"scaling: {size:3d} students: {seconds:7.1f} s ({seconds / size:.2f} s per student)", flush=True)
         shutil.rmtree(course.root, ignore_errors=True)
@@ -134,8 +363,8 @@ def _scaling(args, results: dict, tmp: Path) -> None:
 def _save(results: dict) -> None:
     out = REPO / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)
-    kind = "scaling" if "baseline_s" not in results else "grading"
-    path = out / f"{kind}-{results['date'][:10]}.json"
+    kind = "cluster" if "cluster" in results else "grading" if "classes" in results else "scaling"
+    path = out / f"{kind}-{results['date'][:16].replace(':', '')}.json"
     path.write_text(json.dumps(results, indent=2), encoding="utf-8")
     print(f"written {path.relative_to(REPO)}")
 

@@ -8,8 +8,10 @@ PostgreSQL alike) with nbgrader's API in one transaction, moves the autograded f
 and records a fingerprint of what it graded so an interrupted run can resume and an unchanged
 submission is skipped.
 
-Workers run on any ``concurrent.futures.Executor``; :func:`local_executor` gives local processes,
-and a distributed engine with the same ``submit`` interface can take the same tasks.
+Workers run on any ``concurrent.futures.Executor``; :func:`local_executor` gives local processes.
+On a Dask cluster (:mod:`pe_course.cluster`) the same :func:`grade_one` runs on remote workers in a
+private course directory built from what the task carries, and its results come back to
+:func:`finish` here, the same single writer.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class RoundSummary:
     failed: dict[str, str] = field(default_factory=dict)  # student -> why
     attention: dict[str, list[str]] = field(default_factory=dict)  # student -> reasons
     seconds: float = 0.0
+    merge_seconds: float = 0.0  # spent by the single writer merging results (the part no worker can share)
 
 
 # --------------------------------------------------------------------------------------------
@@ -318,11 +321,14 @@ def submitted_students(course: Course) -> list[str]:
 
 def grade_round(course: Course, students: Iterable[str] | None = None, jobs: int = 2, force: bool = False,
                 executor_factory: Callable[[int], cf.Executor] = local_executor,
-                on_event: Callable[[str, str, RoundSummary], None] | None = None) -> RoundSummary:
+                on_event: Callable[[str, str, RoundSummary], None] | None = None,
+                cluster=None) -> RoundSummary:
     """Grade submissions in parallel; merge each as it finishes; skip unchanged ones unless ``force``.
 
     ``on_event(kind, student, summary)`` is called with kind in {"start", "skipped", "graded", "failed"}
     (the progress display hooks in here). Ctrl-C stops the workers; what was merged stays merged.
+    With ``cluster`` (a ``distributed.Client``, see :mod:`pe_course.cluster`) the same per-student
+    tasks run on a Dask cluster instead of local processes; merging stays here either way.
     """
     started = time.monotonic()
     summary = RoundSummary()
@@ -351,7 +357,11 @@ def grade_round(course: Course, students: Iterable[str] | None = None, jobs: int
             tasks.append(GradeTask(str(course.root), course.assignment, student, str(template),
                                    str(work_dir / student), fingerprint))
         notify("start", str(len(tasks)), summary)
-        if tasks:
+        if tasks and cluster is not None:
+            from .cluster import run_on_cluster
+
+            run_on_cluster(cluster, course, tasks, template, state, summary, notify)
+        elif tasks:
             _run_tasks(course, tasks, jobs, executor_factory, state, summary, notify)
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
@@ -389,7 +399,7 @@ def _run_tasks(course, tasks, jobs, executor_factory, state, summary, notify) ->
                 except Exception as exc:  # noqa: BLE001
                     outcome = GradeOutcome(task.student, False, task.staging, task.fingerprint, error=repr(exc))
                 pending.pop(task.student, None)
-                _finish(course, outcome, state, summary, notify)
+                finish(course, outcome, state, summary, notify)
         except BaseException:  # Ctrl-C, SIGTERM: what was merged stays, the rest is graded next time
             stop_workers(executor)
             raise
@@ -404,12 +414,13 @@ def _run_tasks(course, tasks, jobs, executor_factory, state, summary, notify) ->
                 retried.add(student)
 
 
-def _finish(course, outcome: GradeOutcome, state: GradeState, summary: RoundSummary, notify) -> None:
+def finish(course, outcome: GradeOutcome, state: GradeState, summary: RoundSummary, notify) -> None:
     if not outcome.ok:
         summary.failed[outcome.student] = outcome.error or "nbgrader autograde failed"
         state.set(outcome.student, None)
         notify("failed", outcome.student, summary)
         return
+    started = time.monotonic()
     try:
         state.set(outcome.student, None)  # not trusted as graded until the merge completes
         merge_outcome(course, outcome)
@@ -418,6 +429,8 @@ def _finish(course, outcome: GradeOutcome, state: GradeState, summary: RoundSumm
         summary.failed[outcome.student] = f"could not write the gradebook: {exc}"
         notify("failed", outcome.student, summary)
         return
+    finally:
+        summary.merge_seconds += time.monotonic() - started
     summary.graded.append(outcome.student)
     reasons = attention_reasons(course, outcome.student)
     if reasons:

@@ -89,8 +89,10 @@ def cmd_build(args) -> int:
     return 0
 
 
-def run_grading(course: Course, students=None, jobs: int = 2, force: bool = False):
-    """Grade with a live progress bar, then generate feedback; returns (summary, feedback failures)."""
+def run_grading(course: Course, students=None, jobs: int = 2, force: bool = False, cluster=None):
+    """Grade with a live progress bar, then generate feedback; returns (summary, feedback failures).
+
+    With ``cluster`` (a Dask client) the grading runs on the cluster; feedback is generated here."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -114,7 +116,7 @@ def run_grading(course: Course, students=None, jobs: int = 2, force: bool = Fals
             elif kind in ("graded", "failed"):
                 progress.update(bar, advance=1, failed=len(summary.failed))
 
-        summary = grade_round(course, students, jobs=jobs, force=force, on_event=on_event)
+        summary = grade_round(course, students, jobs=jobs, force=force, on_event=on_event, cluster=cluster)
         feedback_bar = progress.add_task("Feedback", total=len(summary.graded), failed=0)
         failures = feedback_round(course, summary.graded, jobs=jobs,
                                   on_done=lambda s, ok: progress.update(feedback_bar, advance=1,
@@ -137,9 +139,32 @@ def cmd_grade(args) -> int:
         console.print(f"[red]No submissions[/] in {course.submitted}/<student>/{course.assignment}/ "
                       "— take them in first (nbgrader collect, or nbgrader zip_collect for an LMS download).")
         return 2
-    console.print(f"Sandbox: {Sandbox().isolation}")
-    summary, feedback_failures = run_grading(course, args.student or None, args.jobs, args.force)
+    cluster = None
+    if args.scheduler:
+        from .cluster import ClusterUnavailable, connect, describe, worker_isolation
+
+        try:
+            cluster = connect(args.scheduler)
+        except ClusterUnavailable as exc:
+            console.print(f"[red]{escape(str(exc))}[/]", soft_wrap=True)
+            return 2
+        workers, threads, notes = describe(cluster)
+        console.print(f"Dask cluster {escape(args.scheduler)}: {workers} workers, {threads} threads")
+        for isolation, where in worker_isolation(cluster).items():
+            console.print(f"Sandbox on {len(where)} worker(s): {escape(isolation)}")
+        for note in notes:
+            console.print(f"[yellow]Note:[/] {note}")
+    else:
+        console.print(f"Sandbox: {Sandbox().isolation}")
+    try:
+        summary, feedback_failures = run_grading(course, args.student or None, args.jobs, args.force, cluster)
+    finally:
+        if cluster is not None:
+            cluster.close()
     print_round(course, summary, feedback_failures)
+    if cluster is not None and summary.graded:
+        console.print(f"Merged here (the single gradebook writer): {summary.merge_seconds:.1f} s, "
+                      f"{summary.merge_seconds / len(summary.graded):.2f} s per student.")
     return 1 if summary.failed else 0
 
 
@@ -336,6 +361,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", "-j", type=int, default=2, help="parallel worker processes (default 2)")
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
     p.add_argument("--force", action="store_true", help="re-grade even unchanged, already graded submissions")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="grade on this Dask distributed scheduler's workers (needs the [dask] extra); "
+                        "--jobs then only sets the local feedback processes")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("report", help="HTML report with plots and the grades CSV, from the gradebook")

@@ -1,0 +1,293 @@
+"""Grading on a real Dask cluster: a `dask scheduler` and two `dask worker` processes started here,
+in directories that do not hold the course, give the same results as local grading; a worker killed
+mid-run has its task graded elsewhere and nothing is merged twice; an unreachable scheduler is one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import CourseCopy, append_code, reference_nb, release_nb, requires_bwrap, with_code
+
+from pe_course.batch import grade_round
+
+pytest.importorskip("distributed")
+pytestmark = [pytest.mark.slow, requires_bwrap]
+
+WRONG_PE = '''def positional_encoding(length, d_model, base=10000.0):
+    angle = np.arange(length)[:, None] * base ** (-np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((length, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.cos(angle), np.sin(angle)
+    return pe'''
+
+# Looks around and tries to leave: on a worker it must see no more than locally (no course files).
+NOSY = '''import os
+print(sorted(os.listdir("/")), os.path.exists("gradebook.db"), os.path.exists("../graders"))
+raise SystemExit("keluar")'''
+
+# Two notebooks per student keep the tests fast; one submission unreadable and hostile.
+CLASS = {
+    "ani": {"01_embedding": reference_nb("01_embedding"), "02_sinusoidal": reference_nb("02_sinusoidal")},
+    "budi": {"01_embedding": release_nb("01_embedding"), "02_sinusoidal": release_nb("02_sinusoidal")},
+    "citra": {"01_embedding": reference_nb("01_embedding"),
+              "02_sinusoidal": with_code(reference_nb("02_sinusoidal"), "positional_encoding", WRONG_PE)},
+    "eko": {"01_embedding": "{ not json", "02_sinusoidal": append_code(reference_nb("02_sinusoidal"), NOSY)},
+}
+VOLATILE = ("seconds", "resources", "isolation")  # timings and resource figures of the run itself
+
+DASK = Path(sys.executable).with_name("dask")
+
+
+class LocalCluster:
+    """A scheduler and workers as separate `dask` processes (each its own session, so a kill takes the
+    nanny, the worker and its sandboxes together), each in its own directory and TMPDIR."""
+
+    def __init__(self, base: Path) -> None:
+        self.base, self.procs = base, {}
+        self.file = base / "scheduler.json"
+        self._start("scheduler", [str(DASK), "scheduler", "--port", "0", "--no-dashboard",
+                                  "--scheduler-file", str(self.file)])
+        deadline = time.monotonic() + 120
+        while not self.file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert self.file.exists(), self._logs("scheduler")
+        self.address = json.loads(self.file.read_text())["address"]
+
+    def _start(self, name: str, argv: list[str]) -> None:
+        folder = self.base / name
+        folder.mkdir(parents=True, exist_ok=True)
+        log = open(folder / "log", "wb")  # noqa: SIM115 (closed with the process)
+        self.procs[name] = (subprocess.Popen(argv, cwd=folder, stdout=log, stderr=subprocess.STDOUT,
+                                             env={**os.environ, "TMPDIR": str(folder)}, start_new_session=True), log)
+
+    def add_workers(self, *names: str) -> None:
+        for name in names:
+            self._start(name, [str(DASK), "worker", "--scheduler-file", str(self.file), "--nthreads", "1",
+                               "--no-dashboard", "--name", name])
+
+    def wait_for_workers(self, client, n: int) -> None:
+        deadline = time.monotonic() + 180
+        while len(client.scheduler_info()["workers"]) < n:
+            assert time.monotonic() < deadline, self._logs(*self.procs)
+            time.sleep(0.3)
+
+    def kill(self, name: str) -> None:
+        proc, _ = self.procs[name]
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+    def close(self) -> None:
+        for proc, _ in self.procs.values():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc, log in self.procs.values():
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            log.close()
+
+    def _logs(self, *names: str) -> str:
+        return "\n".join((self.base / n / "log").read_text(errors="replace")[-3000:] for n in names)
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    from pe_course.sandbox import groups
+
+    started = LocalCluster(tmp_path / "cluster")
+    started.add_workers("w1", "w2")
+    try:
+        yield started
+    finally:
+        started.close()
+        groups.sweep_stale()  # groups of a killed worker's sandboxes (removed once they are stale)
+
+
+@pytest.fixture(scope="module")
+def graded_locally(_course_template, tmp_path_factory) -> CourseCopy:
+    """The class graded by local worker processes: what the cluster must reproduce."""
+    root = tmp_path_factory.mktemp("local") / "course"
+    shutil.copytree(_course_template, root)
+    local = CourseCopy(root)
+    for student, notebooks in CLASS.items():
+        local.submit(student, notebooks)
+    summary = grade_round(local.course, jobs=2)
+    assert sorted(summary.graded) == sorted(CLASS) and not summary.failed
+    return local
+
+
+@pytest.fixture
+def class_course(course_copy) -> CourseCopy:
+    for student, notebooks in CLASS.items():
+        course_copy.submit(student, notebooks)
+    return course_copy
+
+
+def _connect(cluster: LocalCluster, workers: int):
+    from pe_course.cluster import connect
+
+    client = connect(cluster.address)
+    cluster.wait_for_workers(client, workers)
+    return client
+
+
+def _autograded(copy: CourseCopy) -> dict:
+    """Every autograded notebook's cells (source, outputs, execution counts) and record, by path."""
+    out = {}
+    folder = copy.root / "autograded"
+    for path in sorted(folder.rglob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        out[str(path.relative_to(folder))] = [(c.cell_type, c.source, c.get("outputs"), c.get("execution_count"))
+                                              for c in nb.cells]
+    for path in sorted(folder.rglob("*.grading.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        out[str(path.relative_to(folder))] = {k: v for k, v in record.items() if k not in VOLATILE}
+    return out
+
+
+def _same_cells(got: dict, expected: dict) -> None:
+    assert sorted(got) == sorted(expected)
+    for path in expected:
+        if isinstance(expected[path], list):
+            assert len(got[path]) == len(expected[path]), path
+            for index, (a, b) in enumerate(zip(got[path], expected[path], strict=True)):
+                assert a == b, f"{path} cell {index}"
+        else:
+            assert got[path] == expected[path], path
+
+
+def _grade_rows(copy: CourseCopy) -> list[tuple[str, str, str]]:
+    """Every grade row of the course gradebook (duplicates would show up here)."""
+    from nbgrader.api import Grade
+
+    with copy.course.gradebook() as gb:
+        return sorted((g.student.id, g.notebook.name, g.name) for g in gb.db.query(Grade).all())
+
+
+def _grade_cells(copy: CourseCopy) -> int:
+    with copy.course.gradebook() as gb:
+        return sum(len(nb.grade_cells) for nb in gb.find_assignment("positional-encoding").notebooks)
+
+
+def test_cluster_grades_exactly_as_local_workers(cluster, class_course, graded_locally):
+    client = _connect(cluster, 2)
+    try:
+        summary = grade_round(class_course.course, cluster=client)
+    finally:
+        client.close()
+    assert sorted(summary.graded) == sorted(CLASS) and not summary.failed
+    assert class_course.scores() == graded_locally.scores()
+    _same_cells(_autograded(class_course), _autograded(graded_locally))  # cell by cell, records too
+    scores = class_course.scores()
+    assert scores[("ani", "02_sinusoidal", "test_positional_encoding")] == 3
+    assert scores[("budi", "01_embedding", "test_embed")] == 0
+    assert 0 < scores[("citra", "02_sinusoidal", "test_positional_encoding")] < 3
+    assert any("unreadable-notebook" in why for why in summary.attention["eko"])
+    # the workers kept nothing: their temporary directories hold only Dask's own scratch space
+    for name in ("w1", "w2"):
+        left = {p.name for p in (cluster.base / name).iterdir()} - {"log", "dask-scratch-space"}
+        assert not left, f"{name} left {left}"
+    # and the resumability state works as locally: a second run skips everyone
+    client = _connect(cluster, 2)
+    try:
+        again = grade_round(class_course.course, cluster=client)
+    finally:
+        client.close()
+    assert again.graded == [] and sorted(again.skipped) == sorted(CLASS)
+
+
+def test_killed_worker_has_its_task_graded_elsewhere_once(cluster, class_course, graded_locally):
+    client = _connect(cluster, 2)
+    events: list[tuple[str, str]] = []
+    killed: dict[str, list[str]] = {}
+
+    def kill_a_busy_worker(kind, student, summary):
+        events.append((kind, student))
+        if kind != "graded" or killed:
+            return
+        deadline = time.monotonic() + 60
+        while not killed and time.monotonic() < deadline:  # a worker in the middle of a student
+            for address, keys in client.processing().items():
+                busy = [str(k) for k in keys if str(k).startswith("pe-grade-")]
+                name = client.scheduler_info()["workers"].get(address, {}).get("name")
+                if busy and name in ("w1", "w2"):
+                    time.sleep(1.0)  # its sandbox is running now
+                    cluster.kill(name)
+                    killed[name] = busy
+                    break
+            else:
+                time.sleep(0.1)
+
+    try:
+        summary = grade_round(class_course.course, cluster=client, on_event=kill_a_busy_worker)
+        survivors = {w["name"] for w in client.scheduler_info()["workers"].values()}
+    finally:
+        client.close()
+    assert killed, "no worker was busy after the first student: nothing was killed"
+    (victim, lost), = killed.items()
+    assert victim not in survivors
+    assert sorted(summary.graded) == sorted(CLASS) and not summary.failed
+    graded = [student for kind, student in events if kind == "graded"]
+    assert sorted(graded) == sorted(CLASS), "every student merged exactly once"
+    assert any(key.endswith(tuple(CLASS)) for key in lost)  # it died holding a student, graded by the other
+    rows = _grade_rows(class_course)  # one row per student and grade cell: nothing twice
+    assert len(rows) == len(set(rows)) == len(CLASS) * _grade_cells(class_course)
+    assert rows == _grade_rows(graded_locally)
+    assert class_course.scores() == graded_locally.scores()
+    _same_cells(_autograded(class_course), _autograded(graded_locally))
+    state = json.loads((class_course.root / ".pe-course" / "positional-encoding-grade-state.json").read_text())
+    assert sorted(state) == sorted(CLASS)
+
+
+def test_unreachable_scheduler_is_one_clear_line(course_copy):
+    course_copy.submit("ani", {"01_embedding": reference_nb("01_embedding")})
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    exe = Path(sys.executable).with_name("pe-course")
+    started = time.monotonic()
+    proc = subprocess.run([str(exe), "grade", "--scheduler", f"tcp://127.0.0.1:{port}"], cwd=course_copy.root,
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "200"})
+    output = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    assert proc.returncode == 2
+    assert len(output) == 1 and "Traceback" not in proc.stderr, output
+    assert output[0].startswith(f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}")
+    assert time.monotonic() - started < 120
+    assert not (course_copy.root / "autograded").exists()
+
+
+def test_the_bundle_holds_only_what_a_worker_needs(class_course, tmp_path):
+    """No gradebook, no submissions, no grading state travel in the once-per-run bundle."""
+    import io
+    import tarfile
+
+    from pe_course.batch import build_template
+    from pe_course.cluster import course_bundle
+
+    (class_course.root / ".pe-course").mkdir(exist_ok=True)
+    bundle = course_bundle(class_course.course, build_template(class_course.course, tmp_path / "template.db"))
+    with tarfile.open(fileobj=io.BytesIO(bundle)) as tar:
+        names = tar.getnames()
+    tops = {name.split("/")[0] for name in names}
+    assert tops == {"nbgrader_config.py", "template.db", "source", "release", "graders"}
+    assert "graders/alternatives.py" in names and "release/positional-encoding/01_embedding.ipynb" in names
+    assert not [n for n in names if "__pycache__" in n or n.endswith("gradebook.db")]
+
+
+def test_a_worker_with_other_code_refuses_the_task(class_course):
+    from pe_course.cluster import grade_remote, submission_archive
+
+    result = grade_remote(b"", "0" * 64, "not-this-package", "positional-encoding", "ani",
+                          submission_archive(class_course.course, "ani"), "fp")
+    assert not result.outcome.ok and "different pe-course" in result.outcome.error and result.archive == b""
