@@ -12,7 +12,8 @@ import time
 import pytest
 from conftest import reference_nb, release_nb, with_code
 
-from pe_course.batch import GradeState, grade_round
+from pe_course.batch import grade_round
+from pe_course.resume import GradeState
 
 pytestmark = pytest.mark.slow
 

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import hashlib
-import json
 import multiprocessing
 import os
 import shutil
@@ -30,15 +28,14 @@ import traceback
 import uuid
 import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .course import Course
 from .feedback import tidy
 from .record import GradingRecord
+from .resume import GradeState, graders_fingerprint, submission_fingerprint
 from .sandbox import groups
-
-STATE_FILE = "grade-state.json"
 
 
 @dataclass(frozen=True)
@@ -70,56 +67,6 @@ class RoundSummary:
     attention: dict[str, list[str]] = field(default_factory=dict)  # student -> reasons
     seconds: float = 0.0
     merge_seconds: float = 0.0  # spent by the single writer merging results (the part no worker can share)
-
-
-# --------------------------------------------------------------------------------------------
-# Fingerprints and state (resumability)
-# --------------------------------------------------------------------------------------------
-def _hash_tree(digest, root: Path) -> None:
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-
-
-def graders_fingerprint(course: Course) -> str:
-    """Changes when the graders, the reference solutions or this package change."""
-    from . import __version__
-
-    digest = hashlib.sha256(__version__.encode())
-    _hash_tree(digest, course.graders)
-    _hash_tree(digest, course.source)
-    _hash_tree(digest, Path(__file__).parent)
-    return digest.hexdigest()
-
-
-def submission_fingerprint(course: Course, student: str, graders: str) -> str:
-    digest = hashlib.sha256(graders.encode())
-    _hash_tree(digest, course.submitted / student / course.assignment)
-    return digest.hexdigest()
-
-
-class GradeState:
-    """``.pe-course/grade-state.json``: student -> fingerprint of the submission last merged."""
-
-    def __init__(self, course: Course) -> None:
-        self.path = course.state_dir / f"{course.assignment}-{STATE_FILE}"
-        try:
-            self.data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self.data = {}
-
-    def get(self, student: str) -> str | None:
-        return self.data.get(student)
-
-    def set(self, student: str, fingerprint: str | None) -> None:
-        if fingerprint is None:
-            self.data.pop(student, None)
-        else:
-            self.data[student] = fingerprint
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True), encoding="utf-8")
-        tmp.replace(self.path)
 
 
 # --------------------------------------------------------------------------------------------
@@ -436,14 +383,6 @@ def finish(course, outcome: GradeOutcome, state: GradeState, summary: RoundSumma
     if reasons:
         summary.attention[outcome.student] = reasons
     notify("graded", outcome.student, summary)
-
-
-def summary_dict(summary: RoundSummary) -> dict:
-    return asdict(summary)
-
-
-def environment_jobs() -> int:
-    return max(1, min(os.cpu_count() or 1, 2))
 
 
 # --------------------------------------------------------------------------------------------
