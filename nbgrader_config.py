@@ -17,7 +17,7 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 
 # Student-facing stubs are in Bahasa Indonesia.
 c.ClearSolutions.code_stub = {
-    "python": "# KODE ANDA DI SINI\nraise NotImplementedError(\"Fungsi ini belum Anda tulis: ganti baris ini dengan kode Anda.\")"
+    "python": '# KODE ANDA DI SINI\nraise NotImplementedError("Fungsi ini belum Anda tulis: ganti baris ini dengan kode Anda.")'
 }
 c.ClearSolutions.text_stub = "JAWABAN ANDA DI SINI"
 

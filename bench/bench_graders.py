@@ -54,9 +54,15 @@ def phase(name: str, students: int) -> dict:
         from pe_course.sandbox import Sandbox
         from pe_course.score import grade_notebook, load_suite
 
-        suite, reference, sandbox = load_suite(REPO / "graders"), load_reference(REPO / "source" / "positional-encoding"), Sandbox()
+        suite, reference, sandbox = (
+            load_suite(REPO / "graders"),
+            load_reference(REPO / "source" / "positional-encoding"),
+            Sandbox(),
+        )
         warm = next(notebooks(1))
-        grade_notebook(warm[1], warm[0], suite, reference, sandbox)  # process start-up: imports, cached inputs
+        grade_notebook(
+            warm[1], warm[0], suite, reference, sandbox
+        )  # process start-up: imports, cached inputs
         for nb_id, nb in notebooks(students):
             started = time.perf_counter()
             grade_notebook(nb, nb_id, suite, reference, sandbox)
@@ -76,9 +82,16 @@ def phase(name: str, students: int) -> dict:
             times.append(time.perf_counter() - started)
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return {"phase": name, "notebooks": len(times), "median_s": statistics.median(times),
-            "mean_s": statistics.fmean(times), "max_s": max(times), "total_s": sum(times),
-            "peak_rss_mb_self": round(own, 1), "peak_rss_mb_children": round(children, 1)}
+    return {
+        "phase": name,
+        "notebooks": len(times),
+        "median_s": statistics.median(times),
+        "mean_s": statistics.fmean(times),
+        "max_s": max(times),
+        "total_s": sum(times),
+        "peak_rss_mb_self": round(own, 1),
+        "peak_rss_mb_children": round(children, 1),
+    }
 
 
 def main() -> None:
@@ -91,17 +104,27 @@ def main() -> None:
         return
     rows = {}
     for name in ("execute", "sandboxed-execute", "graders"):
-        out = subprocess.run([sys.executable, __file__, "--phase", name, "--students", str(args.students)],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, __file__, "--phase", name, "--students", str(args.students)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         rows[name] = json.loads(out.stdout.strip().splitlines()[-1])
-    print(f"{'phase':<20}{'notebooks':>10}{'median s':>10}{'mean s':>9}{'max s':>8}{'peak RSS MB (self / children)':>32}")
+    print(
+        f"{'phase':<20}{'notebooks':>10}{'median s':>10}{'mean s':>9}{'max s':>8}{'peak RSS MB (self / children)':>32}"
+    )
     for r in rows.values():
-        print(f"{r['phase']:<20}{r['notebooks']:>10}{r['median_s']:>10.3f}{r['mean_s']:>9.3f}{r['max_s']:>8.2f}"
-              f"{r['peak_rss_mb_self']:>16.0f} / {r['peak_rss_mb_children']:.0f}")
+        print(
+            f"{r['phase']:<20}{r['notebooks']:>10}{r['median_s']:>10.3f}{r['mean_s']:>9.3f}{r['max_s']:>8.2f}"
+            f"{r['peak_rss_mb_self']:>16.0f} / {r['peak_rss_mb_children']:.0f}"
+        )
     base, sand, graders = rows["execute"], rows["sandboxed-execute"], rows["graders"]
-    print(f"\ngraders add a median {graders['median_s']:.3f} s per notebook (target <= 0.3 s) over nbgrader's own "
-          f"execution ({base['median_s']:.2f} s);\nthe sandboxed execution costs a median "
-          f"{sand['median_s'] - base['median_s']:+.2f} s per notebook over the unsandboxed one.")
+    print(
+        f"\ngraders add a median {graders['median_s']:.3f} s per notebook (target <= 0.3 s) over nbgrader's own "
+        f"execution ({base['median_s']:.2f} s);\nthe sandboxed execution costs a median "
+        f"{sand['median_s'] - base['median_s']:+.2f} s per notebook over the unsandboxed one."
+    )
     out = REPO / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "graders-overhead.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")

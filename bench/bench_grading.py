@@ -108,7 +108,9 @@ def all_correct_class(size: int) -> list[demo.Student]:
         code = {}
         for k, function in enumerate(functions):
             options = module.ALTERNATIVES[function]
-            code[function] = correct_code(module, function, options[(i + k * (i // len(options) + 1)) % len(options)])
+            code[function] = correct_code(
+                module, function, options[(i + k * (i // len(options) + 1)) % len(options)]
+            )
         students.append(demo.Student(f"benar{i:03d}", "all correct, varied", code, written=True))
     return students
 
@@ -208,8 +210,14 @@ def ours(course: Course, jobs: int, scheduler: str | None = None) -> dict:
     if scheduler:
         argv += ["--scheduler", scheduler]
     started = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=course.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "COLUMNS": "200"})
+    proc = subprocess.Popen(
+        argv,
+        cwd=course.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     memory = PeakMemory([proc.pid])
     output, _ = proc.communicate()
     seconds = time.monotonic() - started
@@ -218,17 +226,24 @@ def ours(course: Course, jobs: int, scheduler: str | None = None) -> dict:
     if graded is None or int(graded.group(3)):
         print(f"  (pe-course grade said:)\n{output[-3000:]}")
     merged = re.search(r"Merged here .*?: ([0-9.]+) s, ([0-9.]+) s per student", output)
-    return {"seconds": round(seconds, 2), "grading_seconds": float(graded.group(4)) if graded else None,
-            "merge_s_per_student": float(merged.group(2)) if merged else None,
-            "failed": int(graded.group(3)) if graded else None, "peak_tree_mb": round(memory.tree_peak[proc.pid] / 1e6),
-            "peak_process_mb": round(memory.process_peak / 1e6)}
+    return {
+        "seconds": round(seconds, 2),
+        "grading_seconds": float(graded.group(4)) if graded else None,
+        "merge_s_per_student": float(merged.group(2)) if merged else None,
+        "failed": int(graded.group(3)) if graded else None,
+        "peak_tree_mb": round(memory.tree_peak[proc.pid] / 1e6),
+        "peak_process_mb": round(memory.process_peak / 1e6),
+    }
 
 
 def stock(course: Course) -> dict:
     autograde = run(course, "autograde", course.assignment, "--force")
     feedback = run(course, "generate_feedback", course.assignment, "--force")
-    return {"seconds": round(autograde + feedback, 2), "autograde_s": round(autograde, 2),
-            "feedback_s": round(feedback, 2)}
+    return {
+        "seconds": round(autograde + feedback, 2),
+        "autograde_s": round(autograde, 2),
+        "feedback_s": round(feedback, 2),
+    }
 
 
 def compare(name: str, students: list[demo.Student], jobs: int, tmp: Path) -> dict:
@@ -238,21 +253,32 @@ def compare(name: str, students: list[demo.Student], jobs: int, tmp: Path) -> di
     print(f"[{name}] {len(students)} students, {n} notebooks submitted", flush=True)
     b = stock(base)
     b_got, b_max = auto_scores(base)
-    print(f"[{name}] stock:  serial nbgrader autograde + generate_feedback: {b['seconds']:7.1f} s "
-          f"(autograde {b['autograde_s']:.1f} + feedback {b['feedback_s']:.1f}; {b['autograde_s'] / n:.2f} s per "
-          f"notebook autograded); auto scores {b_got:g}/{b_max:g}", flush=True)
+    print(
+        f"[{name}] stock:  serial nbgrader autograde + generate_feedback: {b['seconds']:7.1f} s "
+        f"(autograde {b['autograde_s']:.1f} + feedback {b['feedback_s']:.1f}; {b['autograde_s'] / n:.2f} s per "
+        f"notebook autograded); auto scores {b_got:g}/{b_max:g}",
+        flush=True,
+    )
     o = ours(mine, jobs)
     o_got, o_max = auto_scores(mine)
-    print(f"[{name}] ours:   pe-course grade --force --jobs {jobs}:            {o['seconds']:7.1f} s "
-          f"(grading {o['grading_seconds']} s, then feedback; {o['seconds'] * jobs / n:.2f} s per notebook per "
-          f"worker); auto scores {o_got:g}/{o_max:g}; peak memory {o['peak_tree_mb']} MB all processes, "
-          f"{o['peak_process_mb']} MB largest", flush=True)
+    print(
+        f"[{name}] ours:   pe-course grade --force --jobs {jobs}:            {o['seconds']:7.1f} s "
+        f"(grading {o['grading_seconds']} s, then feedback; {o['seconds'] * jobs / n:.2f} s per notebook per "
+        f"worker); auto scores {o_got:g}/{o_max:g}; peak memory {o['peak_tree_mb']} MB all processes, "
+        f"{o['peak_process_mb']} MB largest",
+        flush=True,
+    )
     ratio = o["seconds"] / b["seconds"]
     print(f"[{name}] ratio ours / stock = {ratio:.2f}", flush=True)
     shutil.rmtree(base.root, ignore_errors=True)
     shutil.rmtree(mine.root, ignore_errors=True)
-    return {"students": len(students), "notebooks": n, "stock": {**b, "auto_score": b_got, "auto_max": b_max},
-            "ours": {**o, "auto_score": o_got, "auto_max": o_max}, "ratio": round(ratio, 3)}
+    return {
+        "students": len(students),
+        "notebooks": n,
+        "stock": {**b, "auto_score": b_got, "auto_max": b_max},
+        "ours": {**o, "auto_score": o_got, "auto_max": o_max},
+        "ratio": round(ratio, 3),
+    }
 
 
 class LocalCluster:
@@ -262,14 +288,36 @@ class LocalCluster:
         self.base, self.procs = base, []
         base.mkdir(parents=True, exist_ok=True)
         scheduler_file = base / "scheduler.json"
-        self._start("scheduler", [str(DASK), "scheduler", "--port", "0", "--no-dashboard", "--scheduler-file",
-                                  str(scheduler_file)])
+        self._start(
+            "scheduler",
+            [
+                str(DASK),
+                "scheduler",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(scheduler_file),
+            ],
+        )
         while not scheduler_file.exists():
             time.sleep(0.2)
         self.address = json.loads(scheduler_file.read_text())["address"]
         for i in range(workers):
-            self._start(f"w{i}", [str(DASK), "worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1",
-                                  "--no-dashboard", "--name", f"w{i}"])
+            self._start(
+                f"w{i}",
+                [
+                    str(DASK),
+                    "worker",
+                    "--scheduler-file",
+                    str(scheduler_file),
+                    "--nthreads",
+                    "1",
+                    "--no-dashboard",
+                    "--name",
+                    f"w{i}",
+                ],
+            )
         from distributed import Client
 
         with Client(self.address, timeout=60) as client:
@@ -279,8 +327,16 @@ class LocalCluster:
     def _start(self, name: str, argv: list[str]) -> None:
         folder = self.base / name
         folder.mkdir(exist_ok=True)
-        self.procs.append(subprocess.Popen(argv, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                           env={**os.environ, "TMPDIR": str(folder)}, start_new_session=True))
+        self.procs.append(
+            subprocess.Popen(
+                argv,
+                cwd=folder,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env={**os.environ, "TMPDIR": str(folder)},
+                start_new_session=True,
+            )
+        )
 
     def close(self) -> None:
         for proc in reversed(self.procs):
@@ -308,36 +364,54 @@ def cluster_scaling(name: str, students: list[demo.Student], sizes: list[int], j
         got, maximum = auto_scores(course)
         per_worker = max(memory.tree_peak.values()) / 1e6
         per_student = o["grading_seconds"] * workers / len(students)
-        print(f"[{name}] dask, {workers} worker(s): {len(students)} students graded in {o['grading_seconds']:.1f} s "
-              f"({per_student:.2f} worker-seconds per student; {o['seconds']:.1f} s with local feedback); "
-              f"peak memory per worker (its sandboxes included) {per_worker:.0f} MB; merging {o['merge_s_per_student']} s "
-              f"per student; peak memory of pe-course grade {o['peak_tree_mb']} MB; auto scores {got:g}/{maximum:g}",
-              flush=True)
-        out[workers] = {**o, "worker_seconds_per_student": round(per_student, 2),
-                        "peak_worker_tree_mb": round(per_worker), "auto_score": got, "auto_max": maximum}
+        print(
+            f"[{name}] dask, {workers} worker(s): {len(students)} students graded in {o['grading_seconds']:.1f} s "
+            f"({per_student:.2f} worker-seconds per student; {o['seconds']:.1f} s with local feedback); "
+            f"peak memory per worker (its sandboxes included) {per_worker:.0f} MB; merging {o['merge_s_per_student']} s "
+            f"per student; peak memory of pe-course grade {o['peak_tree_mb']} MB; auto scores {got:g}/{maximum:g}",
+            flush=True,
+        )
+        out[workers] = {
+            **o,
+            "worker_seconds_per_student": round(per_student, 2),
+            "peak_worker_tree_mb": round(per_worker),
+            "auto_score": got,
+            "auto_max": maximum,
+        }
         shutil.rmtree(course.root, ignore_errors=True)
     return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--classes", nargs="*", choices=list(CLASSES), default=list(CLASSES))
     parser.add_argument("--students", type=int, help="class size (default: 36 all-correct, 24 mixed)")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--cluster", type=int, nargs="*", help="instead: pe-course grade --scheduler with these "
-                                                               "numbers of local dask workers")
+    parser.add_argument(
+        "--cluster",
+        type=int,
+        nargs="*",
+        help="instead: pe-course grade --scheduler with these numbers of local dask workers",
+    )
     parser.add_argument("--scaling", type=int, nargs="*", help="also time ours for these class sizes")
     parser.add_argument("--scaling-only", action="store_true", help="skip the side-by-side comparison")
     args = parser.parse_args()
-    results: dict = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "jobs": args.jobs,
-                     "cpus": os.cpu_count(), "load_average_before": os.getloadavg()}
+    results: dict = {
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "jobs": args.jobs,
+        "cpus": os.cpu_count(),
+        "load_average_before": os.getloadavg(),
+    }
     with tempfile.TemporaryDirectory(prefix="pe-bench-") as tmp:
         for name in args.classes:
             build, default = CLASSES[name]
             students = build(args.students or default)
             if args.cluster:
-                results.setdefault("cluster", {})[name] = cluster_scaling(name, students, args.cluster, args.jobs,
-                                                                          Path(tmp))
+                results.setdefault("cluster", {})[name] = cluster_scaling(
+                    name, students, args.cluster, args.jobs, Path(tmp)
+                )
             elif not args.scaling_only:
                 results.setdefault("classes", {})[name] = compare(name, students, args.jobs, Path(tmp))
         if args.scaling:
@@ -356,7 +430,9 @@ def _scaling(args, results: dict, tmp: Path) -> None:
         if summary.failed:
             print(f"  (failed: {summary.failed})")
         results["scaling"][size] = round(seconds, 2)
-        print(f"scaling: {size:3d} students: {seconds:7.1f} s ({seconds / size:.2f} s per student)", flush=True)
+        print(
+            f"scaling: {size:3d} students: {seconds:7.1f} s ({seconds / size:.2f} s per student)", flush=True
+        )
         shutil.rmtree(course.root, ignore_errors=True)
 
 

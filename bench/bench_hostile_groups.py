@@ -65,15 +65,20 @@ def processes() -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=None, help="scratch course directory (default: a new one)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="scratch course directory (default: a new one)"
+    )
     root = (parser.parse_args().out or Path(tempfile.mkdtemp(prefix="pe-hostile-"))).resolve()
     shutil.rmtree(root, ignore_errors=True)
     print(f"Scratch course directory: {root}")
     for name in ("source", "graders", "release"):
         shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "nbgrader_config.py", root)
-    embed = next(c.source for c in reference_nb("01_embedding").cells
-                 if c.metadata.get("nbgrader", {}).get("grade_id") == "solution_embed")
+    embed = next(
+        c.source
+        for c in reference_nb("01_embedding").cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "solution_embed"
+    )
     for student, preamble in (("hog", HOG), ("forker", FORKER), ("honest", "")):
         folder = root / "submitted" / student / "positional-encoding"
         folder.mkdir(parents=True)
@@ -96,20 +101,30 @@ def main() -> int:
     watcher = threading.Thread(target=watch)
     watcher.start()
     started = time.monotonic()
-    graded = subprocess.run([exe, "grade", "positional-encoding", "--jobs", "2"], cwd=root, capture_output=True,
-                            text=True, env={"COLUMNS": "160", **__import__("os").environ})
+    graded = subprocess.run(
+        [exe, "grade", "positional-encoding", "--jobs", "2"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": "160", **__import__("os").environ},
+    )
     stop.set()
     watcher.join()
     print(graded.stdout[-4000:])
     time.sleep(1)
-    print(f"wall {time.monotonic() - started:.1f} s; machine memory in use {base_memory / 1024:.2f} GiB -> peak "
-          f"{peak[0] / 1024:.2f} GiB (+{(peak[0] - base_memory) / 1024:.2f}); processes {base_procs} -> peak "
-          f"{peak[1]} (+{peak[1] - base_procs}); {processes() - base_procs:+d} processes after the round")
+    print(
+        f"wall {time.monotonic() - started:.1f} s; machine memory in use {base_memory / 1024:.2f} GiB -> peak "
+        f"{peak[0] / 1024:.2f} GiB (+{(peak[0] - base_memory) / 1024:.2f}); processes {base_procs} -> peak "
+        f"{peak[1]} (+{peak[1] - base_procs}); {processes() - base_procs:+d} processes after the round"
+    )
     for student in ("hog", "forker", "honest"):
-        record = json.loads((root / "autograded" / student / "positional-encoding" / "01_embedding.grading.json")
-                            .read_text())
-        print(f"{student}: 01_embedding {record['score']:g}/{record['max_score']:g}, "
-              f"resources {json.dumps(record['resources'])}")
+        record = json.loads(
+            (root / "autograded" / student / "positional-encoding" / "01_embedding.grading.json").read_text()
+        )
+        print(
+            f"{student}: 01_embedding {record['score']:g}/{record['max_score']:g}, "
+            f"resources {json.dumps(record['resources'])}"
+        )
     return graded.returncode
 
 

@@ -64,8 +64,10 @@ def backward_loop(ids, grad_h, vocab_size, block_size):
 def freq_loop(d_model, base=10000.0):
     return np.array([1.0 / base ** (2 * i / d_model) for i in range(d_model // 2)])
 
+
 def freq_exp(d_model, base=10000.0):
     return np.exp(-np.arange(0, d_model, 2) * np.log(base) / d_model)
+
 
 def pe_loop(length, d_model, base=10000.0):
     if d_model <= 0 or d_model % 2 or length < 0:
@@ -77,11 +79,13 @@ def pe_loop(length, d_model, base=10000.0):
             out[p, 2 * i + 1] = np.cos(p / base ** (2 * i / d_model))
     return out
 
+
 def pe_complex(length, d_model, base=10000.0):
     if not (d_model > 0 and d_model % 2 == 0) or length < 0:
         raise ValueError("bad")
     z = np.exp(1j * np.outer(np.arange(length), freq_exp(d_model, base)))
     return np.stack([z.imag, z.real], axis=-1).reshape(length, d_model)
+
 
 def rot_loop(theta):
     out = np.zeros((2, 2))
@@ -90,9 +94,11 @@ def rot_loop(theta):
     out[1, 0] = -np.sin(theta)
     return out
 
+
 def rot_complex(theta):
     z = np.exp(1j * theta)
     return np.array([[z.real, z.imag], [-z.imag, z.real]])
+
 
 def shift_matrix(pe, k, base=10000.0):
     pe = np.asarray(pe, dtype=float)
@@ -102,18 +108,20 @@ def shift_matrix(pe, k, base=10000.0):
     w = freq_loop(d, base)
     big = np.zeros((d, d))
     for i, wi in enumerate(w):
-        big[2 * i:2 * i + 2, 2 * i:2 * i + 2] = rot_loop(wi * k)
+        big[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = rot_loop(wi * k)
     return pe @ big.T
+
 
 def shift_complex(pe, k, base=10000.0):
     pe = np.asarray(pe, dtype=float)
     if pe.shape[-1] % 2:
         raise ValueError("odd")
-    z = pe[..., 1::2] + 1j * pe[..., 0::2]          # cos + i sin
+    z = pe[..., 1::2] + 1j * pe[..., 0::2]  # cos + i sin
     z = z * np.exp(1j * k * freq_exp(pe.shape[-1], base))
     out = np.empty_like(pe)
     out[..., 0::2], out[..., 1::2] = z.imag, z.real
     return out
+
 
 def rope_loop(x, positions=None, base=10000.0):
     x = np.asarray(x, dtype=float)
@@ -124,10 +132,21 @@ def rope_loop(x, positions=None, base=10000.0):
     out = x.copy()
     for r in range(t):
         for i in range(d // 2):
-            m = np.array([[np.cos(positions[r] * base ** (-2 * i / d)), -np.sin(positions[r] * base ** (-2 * i / d))],
-                          [np.sin(positions[r] * base ** (-2 * i / d)), np.cos(positions[r] * base ** (-2 * i / d))]])
-            out[r, 2 * i:2 * i + 2] = m @ x[r, 2 * i:2 * i + 2]
+            m = np.array(
+                [
+                    [
+                        np.cos(positions[r] * base ** (-2 * i / d)),
+                        -np.sin(positions[r] * base ** (-2 * i / d)),
+                    ],
+                    [
+                        np.sin(positions[r] * base ** (-2 * i / d)),
+                        np.cos(positions[r] * base ** (-2 * i / d)),
+                    ],
+                ]
+            )
+            out[r, 2 * i : 2 * i + 2] = m @ x[r, 2 * i : 2 * i + 2]
     return out
+
 
 def rope_complex(x, positions=None, base=10000.0):
     x = np.asarray(x, dtype=float)
@@ -138,34 +157,42 @@ def rope_complex(x, positions=None, base=10000.0):
     z = (x[:, 0::2] + 1j * x[:, 1::2]) * np.exp(1j * np.outer(pos, freq_exp(d, base)))
     return np.stack([z.real, z.imag], axis=-1).reshape(t, d)
 
+
 def scores_einsum(q, k, base=10000.0):
     return np.einsum("md,nd->mn", rope_complex(q, base=base), rope_complex(k, base=base))
+
 
 def scores_loop(q, k, base=10000.0):
     rq, rk = rope_loop(q, base=base), rope_loop(k, base=base)
     return np.array([[float(rq[m] @ rk[n]) for n in range(len(rk))] for m in range(len(rq))])
 
+
 def sim_loop(pe, pos):
     pe = np.asarray(pe, dtype=float)
     return np.array([np.dot(pe[pos], r) / np.sqrt(np.dot(pe[pos], pe[pos]) * np.dot(r, r)) for r in pe])
+
 
 def sim_normalize(pe, pos):
     pe = np.asarray(pe, dtype=float)
     u = pe / np.linalg.norm(pe, axis=1, keepdims=True)
     return np.einsum("ld,d->l", u, u[pos])
 
+
 def offset_loop(offset, d_model, base=10000.0):
     def one(o):
         return float(sum(np.cos(o / base ** (2 * i / d_model)) for i in range(d_model // 2)))
+
     if np.ndim(offset) == 0:
         return one(float(offset))
     arr = np.asarray(offset, dtype=float)
     return np.array([one(o) for o in arr.ravel()]).reshape(arr.shape)
 
+
 def offset_complex(offset, d_model, base=10000.0):
     off = np.asarray(offset, dtype=float)
     res = np.real(np.exp(1j * np.multiply.outer(off, freq_exp(d_model, base)))).sum(-1)
     return float(res) if res.ndim == 0 else res
+
 
 def att_loop(x):
     x = np.asarray(x, dtype=float)
@@ -177,6 +204,7 @@ def att_loop(x):
         out[i] = (w / w.sum()) @ x
     return out
 
+
 def att_logsumexp(x):
     x = np.asarray(x, dtype=float)
     s = x @ x.T / np.sqrt(x.shape[1])
@@ -184,9 +212,11 @@ def att_logsumexp(x):
     lse = m + np.log(np.exp(s - m).sum(axis=-1, keepdims=True))
     return np.exp(s - lse) @ x
 
+
 def one_hot_int(ids, vocab_size):
     """Integer 0/1 entries: the contract asks for values, not a dtype."""
     return np.eye(vocab_size, dtype=np.int64)[np.asarray(ids, dtype=np.int64)]
+
 
 def embed_take(ids, tok_table, pos_table):
     """np.take on a list of ids; keeps the tables' dtype (int tables give an int result)."""
@@ -194,6 +224,7 @@ def embed_take(ids, tok_table, pos_table):
     if len(ids) > len(pos_table):
         raise ValueError("panjang melebihi block_size")
     return np.take(tok_table, ids, axis=0) + np.asarray(pos_table)[: len(ids)]
+
 
 def rope_as_hints_say(x, positions=None, base=10000.0):
     """The notebook's hints followed literally: np.arange or np.asarray(positions, dtype=float), then phi."""
@@ -208,6 +239,7 @@ def rope_as_hints_say(x, positions=None, base=10000.0):
     out[:, 1::2] = x[:, 0::2] * np.sin(phi) + x[:, 1::2] * np.cos(phi)
     return out
 
+
 def rope_llama(x, positions=None, base=10000.0):
     """LLaMA's formulation: view each pair (x[2i], x[2i+1]) as one complex number, times e^{i m theta_i}."""
     x = np.asarray(x, dtype=float)
@@ -220,21 +252,31 @@ def rope_llama(x, positions=None, base=10000.0):
     rotated = x_complex * freqs_cis
     return np.stack([rotated.real, rotated.imag], axis=-1).reshape(t, d)
 
+
 def scores_complex(q, k, base=10000.0):
     """Re(q_m conj(k_n)) summed over pairs, with both sides rotated in the complex plane."""
+
     def as_complex(x):
         x = rope_llama(x, base=base)
         return x[:, 0::2] + 1j * x[:, 1::2]
+
     return np.real(as_complex(q) @ np.conj(as_complex(k)).T)
 
+
 ALTERNATIVES = {
-        "embed": [embed_onehot_matmul, embed_take, embed_loop], "one_hot": [one_hot_eye, one_hot_int, one_hot_loop],
-        "embed_backward": [backward_onehot, backward_loop],
-        "frequencies": [freq_loop, freq_exp], "positional_encoding": [pe_loop, pe_complex],
-        "rotation_matrix": [rot_loop, rot_complex], "shift_encoding": [shift_matrix, shift_complex],
-        "apply_rope": [rope_loop, rope_as_hints_say, rope_llama, rope_complex], "rope_scores": [scores_complex, scores_einsum, scores_loop],
-        "position_similarity": [sim_loop, sim_normalize], "offset_similarity": [offset_loop, offset_complex],
-        "self_attention": [att_loop, att_logsumexp]}
+    "embed": [embed_onehot_matmul, embed_take, embed_loop],
+    "one_hot": [one_hot_eye, one_hot_int, one_hot_loop],
+    "embed_backward": [backward_onehot, backward_loop],
+    "frequencies": [freq_loop, freq_exp],
+    "positional_encoding": [pe_loop, pe_complex],
+    "rotation_matrix": [rot_loop, rot_complex],
+    "shift_encoding": [shift_matrix, shift_complex],
+    "apply_rope": [rope_loop, rope_as_hints_say, rope_llama, rope_complex],
+    "rope_scores": [scores_complex, scores_einsum, scores_loop],
+    "position_similarity": [sim_loop, sim_normalize],
+    "offset_similarity": [offset_loop, offset_complex],
+    "self_attention": [att_loop, att_logsumexp],
+}
 
 
 # -- one misconception inside otherwise careful code ----------------------------------------------
@@ -244,15 +286,18 @@ def embed_checked_but_pos_by_ids(ids, tok_table, pos_table):
         raise ValueError("T melebihi block_size")
     return tok_table[ids] + pos_table[ids]
 
+
 def embed_without_position_but_checked(ids, tok_table, pos_table):
     ids = np.asarray(ids, dtype=int)
     if len(ids) > pos_table.shape[0]:
         raise ValueError("T melebihi block_size")
     return tok_table[ids]
 
+
 def embed_block_size_check_only_missing(ids, tok_table, pos_table):
     ids = np.asarray(ids, dtype=int)
     return tok_table[ids] + pos_table[np.arange(len(ids))]
+
 
 def backward_pos_by_ids_careful(ids, grad_h, vocab_size, block_size):
     ids = np.asarray(ids, dtype=int)
@@ -262,6 +307,7 @@ def backward_pos_by_ids_careful(ids, grad_h, vocab_size, block_size):
     grad_pos = np.zeros((block_size, grad_h.shape[1]))
     np.add.at(grad_pos, ids, grad_h)
     return grad_tok, grad_pos
+
 
 def rope_per_column_careful(x, positions=None, base=10000.0):
     x = np.asarray(x, dtype=float)
@@ -275,16 +321,20 @@ def rope_per_column_careful(x, positions=None, base=10000.0):
     out[:, 1::2] = x[:, 0::2] * np.sin(phi) + x[:, 1::2] * np.cos(phi)
     return out
 
+
 def scores_rotate_half(q, k, base=10000.0):
     """rope_scores that rotates q and k itself, with the rotate-half layout (apply_rope is right)."""
+
     def rotate(x):
         t, d = x.shape
         if d % 2:
             raise ValueError("d ganjil")
         phi = np.arange(t)[:, None] * (base ** (-np.arange(0, d, 2) / d))[None, :]
-        a, b = x[:, : d // 2], x[:, d // 2:]
+        a, b = x[:, : d // 2], x[:, d // 2 :]
         return np.concatenate([a * np.cos(phi) - b * np.sin(phi), a * np.sin(phi) + b * np.cos(phi)], axis=1)
+
     return rotate(np.asarray(q, dtype=float)) @ rotate(np.asarray(k, dtype=float)).T
+
 
 def shift_transposed(pe, k, base=10000.0):
     """shift_encoding that builds each pair's rotation itself, transposed (rotation_matrix is right)."""
@@ -296,8 +346,9 @@ def shift_transposed(pe, k, base=10000.0):
     for i in range(d // 2):
         theta = k * base ** (-2 * i / d)
         m = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
-        out[..., 2 * i:2 * i + 2] = pe[..., 2 * i:2 * i + 2] @ m.T
+        out[..., 2 * i : 2 * i + 2] = pe[..., 2 * i : 2 * i + 2] @ m.T
     return out
+
 
 COMPOUND = [
     ("embed", embed_checked_but_pos_by_ids, "pos-indexed-by-ids"),

@@ -13,8 +13,13 @@ from pathlib import Path
 
 def pytest_addoption(parser):
     group = parser.getgroup("pe-course graders")
-    group.addoption("--submission", action="append", default=[], metavar="PATH",
-                    help="notebook (.ipynb) or assignment folder to grade; default: the reference solutions")
+    group.addoption(
+        "--submission",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="notebook (.ipynb) or assignment folder to grade; default: the reference solutions",
+    )
     group.addoption("--no-bwrap", action="store_true", help="do not use bubblewrap even when it is installed")
 
 
@@ -40,8 +45,10 @@ def submission_notebooks(config) -> list[tuple[str, Path | None]]:
         gradable = [(canonical_notebook(p.name), p) for p in files]
         for name, p in gradable:
             if name is None:
-                raise pytest.UsageError(f"--submission {p}: not one of the assignment's notebooks "
-                                        "(01_embedding, 02_sinusoidal, 03_rotation, 04_similarity)")
+                raise pytest.UsageError(
+                    f"--submission {p}: not one of the assignment's notebooks "
+                    "(01_embedding, 02_sinusoidal, 03_rotation, 04_similarity)"
+                )
         if not gradable:
             raise pytest.UsageError(f"--submission {path}: no notebooks in this folder")
         found += gradable

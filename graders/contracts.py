@@ -27,8 +27,12 @@ def _integer(value: Any) -> bool:
 
 
 def _matrix(value: Any) -> bool:
-    return (isinstance(value, np.ndarray) and value.ndim == 2 and value.dtype.kind in "iuf"
-            and bool(np.all(np.isfinite(value))))
+    return (
+        isinstance(value, np.ndarray)
+        and value.ndim == 2
+        and value.dtype.kind in "iuf"
+        and bool(np.all(np.isfinite(value)))
+    )
 
 
 def _ids(ids: Any, vocab: int) -> str | None:
@@ -89,7 +93,12 @@ def rotation_matrix(theta) -> str | None:
 
 
 def shift_encoding(pe, k, base=10000.0) -> str | None:
-    if not (isinstance(pe, np.ndarray) and pe.ndim in (1, 2) and pe.dtype.kind in "iuf" and np.all(np.isfinite(pe))):
+    if not (
+        isinstance(pe, np.ndarray)
+        and pe.ndim in (1, 2)
+        and pe.dtype.kind in "iuf"
+        and np.all(np.isfinite(pe))
+    ):
         return "pe harus array (d_model,) atau (T, d_model)"
     if not _integer(k):
         return "k harus bilangan bulat"
@@ -134,7 +143,11 @@ def offset_similarity(offset, d_model, base=10000.0) -> str | None:
 
 
 def self_attention(x) -> str | None:
-    return None if _matrix(x) and x.shape[0] >= 1 and x.shape[1] >= 1 else "x harus array (T, d) dengan T, d >= 1"
+    return (
+        None
+        if _matrix(x) and x.shape[0] >= 1 and x.shape[1] >= 1
+        else "x harus array (T, d) dengan T, d >= 1"
+    )
 
 
 def _bound(domain: Callable[..., str | None]) -> Callable[..., str | None]:
@@ -150,6 +163,20 @@ def _bound(domain: Callable[..., str | None]) -> Callable[..., str | None]:
     return check
 
 
-DOMAINS = {fn.__name__: _bound(fn) for fn in (
-    embed, one_hot, embed_backward, frequencies, positional_encoding, rotation_matrix, shift_encoding,
-    apply_rope, rope_scores, position_similarity, offset_similarity, self_attention)}
+DOMAINS = {
+    fn.__name__: _bound(fn)
+    for fn in (
+        embed,
+        one_hot,
+        embed_backward,
+        frequencies,
+        positional_encoding,
+        rotation_matrix,
+        shift_encoding,
+        apply_rope,
+        rope_scores,
+        position_similarity,
+        offset_similarity,
+        self_attention,
+    )
+}

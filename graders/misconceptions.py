@@ -31,35 +31,46 @@ def _validate_even(d):
 
 
 # -- embed ------------------------------------------------------------------------------------
-@misconception("embed", "pos-indexed-by-ids",
-               "Vektor posisi diambil dengan indeks posisi t (pos_table[:T]), bukan dengan id token. "
-               "Posisi ke-t selalu memakai baris ke-t, apa pun tokennya.")
+@misconception(
+    "embed",
+    "pos-indexed-by-ids",
+    "Vektor posisi diambil dengan indeks posisi t (pos_table[:T]), bukan dengan id token. "
+    "Posisi ke-t selalu memakai baris ke-t, apa pun tokennya.",
+)
 def embed_pos_by_ids(ids, tok_table, pos_table):
     """Looks the position table up with the token ids instead of the positions 0..T-1."""
     ids = np.asarray(ids, dtype=int)
     return tok_table[ids] + pos_table[ids]
 
 
-@misconception("embed", "concat-not-add",
-               "Embedding posisi ditambahkan (h_t = tok[ids_t] + pos[t]), bukan digabung; "
-               "ukuran vektor tetap d.")
+@misconception(
+    "embed",
+    "concat-not-add",
+    "Embedding posisi ditambahkan (h_t = tok[ids_t] + pos[t]), bukan digabung; ukuran vektor tetap d.",
+)
 def embed_concat(ids, tok_table, pos_table):
     """Concatenates token and position vectors, giving (T, 2d) instead of adding them."""
     ids = np.asarray(ids, dtype=int)
     return np.concatenate([tok_table[ids], pos_table[: len(ids)]], axis=1)
 
 
-@misconception("embed", "missing-position",
-               "Jangan lupa menambahkan vektor posisi pos_table[t]; tanpa itu token yang sama di "
-               "posisi berbeda menghasilkan vektor yang sama.")
+@misconception(
+    "embed",
+    "missing-position",
+    "Jangan lupa menambahkan vektor posisi pos_table[t]; tanpa itu token yang sama di "
+    "posisi berbeda menghasilkan vektor yang sama.",
+)
 def embed_no_position(ids, tok_table, pos_table):
     """Returns only the token lookup; the position row is never added."""
     return tok_table[np.asarray(ids, dtype=int)]
 
 
-@misconception("embed", "no-block-size-check",
-               "Periksa panjang dulu: jika T > pos_table.shape[0] (block_size), lempar ValueError dengan "
-               "pesan yang jelas, karena tabel posisi yang dipelajari tidak punya baris untuk posisi itu.")
+@misconception(
+    "embed",
+    "no-block-size-check",
+    "Periksa panjang dulu: jika T > pos_table.shape[0] (block_size), lempar ValueError dengan "
+    "pesan yang jelas, karena tabel posisi yang dipelajari tidak punya baris untuk posisi itu.",
+)
 def embed_no_check(ids, tok_table, pos_table):
     """Indexes pos_table with arange(T) without checking T <= block_size (IndexError instead)."""
     ids = np.asarray(ids, dtype=int)
@@ -67,8 +78,11 @@ def embed_no_check(ids, tok_table, pos_table):
 
 
 # -- one_hot ----------------------------------------------------------------------------------
-@misconception("one_hot", "one-hot-transposed",
-               "Bentuknya (T, vocab_size): satu baris per posisi, dengan 1.0 di kolom ids[t].")
+@misconception(
+    "one_hot",
+    "one-hot-transposed",
+    "Bentuknya (T, vocab_size): satu baris per posisi, dengan 1.0 di kolom ids[t].",
+)
 def one_hot_transposed(ids, vocab_size):
     """Builds the (vocab_size, T) matrix: one column per position."""
     ids = np.asarray(ids, dtype=int)
@@ -78,9 +92,12 @@ def one_hot_transposed(ids, vocab_size):
 
 
 # -- embed_backward ---------------------------------------------------------------------------
-@misconception("embed_backward", "add-at-missing",
-               "grad_tok[ids] += grad_h tidak menjumlahkan id yang berulang (hanya satu yang tersimpan). "
-               "Pakai np.add.at(grad_tok, ids, grad_h).")
+@misconception(
+    "embed_backward",
+    "add-at-missing",
+    "grad_tok[ids] += grad_h tidak menjumlahkan id yang berulang (hanya satu yang tersimpan). "
+    "Pakai np.add.at(grad_tok, ids, grad_h).",
+)
 def backward_without_add_at(ids, grad_h, vocab_size, block_size):
     """Uses buffered fancy-index assignment, so repeated ids keep only one gradient."""
     ids = np.asarray(ids, dtype=int)
@@ -93,9 +110,12 @@ def backward_without_add_at(ids, grad_h, vocab_size, block_size):
     return grad_tok, grad_pos
 
 
-@misconception("embed_backward", "pos-indexed-by-ids",
-               "grad_pos[t] menerima grad_h[t] menurut *posisi* t, bukan menurut id token: "
-               "posisi ke-t selalu memakai baris ke-t tabel posisi, apa pun tokennya.")
+@misconception(
+    "embed_backward",
+    "pos-indexed-by-ids",
+    "grad_pos[t] menerima grad_h[t] menurut *posisi* t, bukan menurut id token: "
+    "posisi ke-t selalu memakai baris ke-t tabel posisi, apa pun tokennya.",
+)
 def backward_pos_by_ids(ids, grad_h, vocab_size, block_size):
     """Accumulates the position gradient by token id (the forward pass's pos-indexed-by-ids, carried over)."""
     ids = np.asarray(ids, dtype=int)
@@ -111,24 +131,32 @@ def backward_pos_by_ids(ids, grad_h, vocab_size, block_size):
 # -- frequencies / positional_encoding ---------------------------------------------------------
 # A misconception of `frequencies` is also carried into `positional_encoding` automatically
 # (graders/checks_sinusoidal.py declares how positional_encoding builds on frequencies).
-@misconception("frequencies", "freq-per-column",
-               "Eksponennya 2i/d_model per *pasangan* kolom (i = 0, 1, ..., d_model/2 - 1), "
-               "bukan i/d_model.")
+@misconception(
+    "frequencies",
+    "freq-per-column",
+    "Eksponennya 2i/d_model per *pasangan* kolom (i = 0, 1, ..., d_model/2 - 1), bukan i/d_model.",
+)
 def frequencies_per_column(d_model, base=10000.0):
     """Uses exponent i/d (the pair index) instead of 2i/d."""
     return base ** (-np.arange(d_model // 2) / d_model)
 
 
-@misconception("frequencies", "inverted-frequency",
-               "omega_i = base^(-2i/d_model): frekuensi *mengecil* dari 1 ke arah kolom akhir; "
-               "tanda eksponennya negatif.")
+@misconception(
+    "frequencies",
+    "inverted-frequency",
+    "omega_i = base^(-2i/d_model): frekuensi *mengecil* dari 1 ke arah kolom akhir; "
+    "tanda eksponennya negatif.",
+)
 def frequencies_inverted(d_model, base=10000.0):
     """Uses base^(+2i/d), so frequencies grow instead of shrinking."""
     return base ** (np.arange(0, d_model, 2) / d_model)
 
 
-@misconception("positional_encoding", "sin-cos-swapped",
-               "Kolom genap (2i) berisi sin dan kolom ganjil (2i+1) berisi cos — PE(pos=0) = [0, 1, 0, 1, ...].")
+@misconception(
+    "positional_encoding",
+    "sin-cos-swapped",
+    "Kolom genap (2i) berisi sin dan kolom ganjil (2i+1) berisi cos — PE(pos=0) = [0, 1, 0, 1, ...].",
+)
 def pe_swapped(length, d_model, base=10000.0):
     """Puts cos in the even columns and sin in the odd ones."""
     _validate_pe(length, d_model)
@@ -138,9 +166,12 @@ def pe_swapped(length, d_model, base=10000.0):
     return pe
 
 
-@misconception("positional_encoding", "freq-per-column",
-               "Kedua kolom satu pasangan (2i, 2i+1) memakai frekuensi yang *sama* omega_i = base^(-2i/d_model); "
-               "jangan hitung eksponen per kolom j/d_model.")
+@misconception(
+    "positional_encoding",
+    "freq-per-column",
+    "Kedua kolom satu pasangan (2i, 2i+1) memakai frekuensi yang *sama* omega_i = base^(-2i/d_model); "
+    "jangan hitung eksponen per kolom j/d_model.",
+)
 def pe_per_column(length, d_model, base=10000.0):
     """Gives every column j its own exponent j/d instead of sharing 2i/d within a pair."""
     _validate_pe(length, d_model)
@@ -149,9 +180,12 @@ def pe_per_column(length, d_model, base=10000.0):
     return np.where(j % 2 == 0, np.sin(angles), np.cos(angles))
 
 
-@misconception("positional_encoding", "halves-not-interleaved",
-               "sin dan cos berselang-seling (kolom 0 sin, 1 cos, 2 sin, ...), bukan setengah kiri sin dan "
-               "setengah kanan cos.")
+@misconception(
+    "positional_encoding",
+    "halves-not-interleaved",
+    "sin dan cos berselang-seling (kolom 0 sin, 1 cos, 2 sin, ...), bukan setengah kiri sin dan "
+    "setengah kanan cos.",
+)
 def pe_halves(length, d_model, base=10000.0):
     """Puts all sines in the first half of the columns and all cosines in the second half."""
     _validate_pe(length, d_model)
@@ -160,9 +194,12 @@ def pe_halves(length, d_model, base=10000.0):
 
 
 # -- rotation_matrix --------------------------------------------------------------------------
-@misconception("rotation_matrix", "rotation-transposed",
-               "M(theta) = [[cos, sin], [-sin, cos]] memetakan (sin a, cos a) ke (sin(a+theta), cos(a+theta)); "
-               "matriks transposnya memutar ke arah sebaliknya.")
+@misconception(
+    "rotation_matrix",
+    "rotation-transposed",
+    "M(theta) = [[cos, sin], [-sin, cos]] memetakan (sin a, cos a) ke (sin(a+theta), cos(a+theta)); "
+    "matriks transposnya memutar ke arah sebaliknya.",
+)
 def rotation_transposed(theta):
     """Returns the transpose [[cos, -sin], [sin, cos]], which rotates the (sin, cos) pair backwards."""
     c, s = np.cos(theta), np.sin(theta)
@@ -170,9 +207,12 @@ def rotation_transposed(theta):
 
 
 # -- apply_rope -------------------------------------------------------------------------------
-@misconception("apply_rope", "rope-rotate-half",
-               "RoPE di bab ini memutar pasangan kolom *berdekatan* (2i, 2i+1), bukan kolom i dengan i + d/2 "
-               "(gaya 'rotate_half').")
+@misconception(
+    "apply_rope",
+    "rope-rotate-half",
+    "RoPE di bab ini memutar pasangan kolom *berdekatan* (2i, 2i+1), bukan kolom i dengan i + d/2 "
+    "(gaya 'rotate_half').",
+)
 def rope_rotate_half(x, positions=None, base=10000.0):
     """Pairs column i with column i + d/2 (the GPT-NeoX 'rotate_half' layout)."""
     x = np.asarray(x, dtype=float)
@@ -180,13 +220,16 @@ def rope_rotate_half(x, positions=None, base=10000.0):
     _validate_even(d)
     pos = np.arange(t) if positions is None else np.asarray(positions, dtype=float)
     phi = pos[:, None] * _freqs(d, base)[None, :]
-    a, b = x[:, : d // 2], x[:, d // 2:]
+    a, b = x[:, : d // 2], x[:, d // 2 :]
     return np.concatenate([a * np.cos(phi) - b * np.sin(phi), a * np.sin(phi) + b * np.cos(phi)], axis=1)
 
 
-@misconception("apply_rope", "rope-wrong-direction",
-               "Rumusnya (a cos phi - b sin phi, a sin phi + b cos phi); tanda sin yang tertukar memutar "
-               "vektor ke arah sebaliknya.")
+@misconception(
+    "apply_rope",
+    "rope-wrong-direction",
+    "Rumusnya (a cos phi - b sin phi, a sin phi + b cos phi); tanda sin yang tertukar memutar "
+    "vektor ke arah sebaliknya.",
+)
 def rope_wrong_direction(x, positions=None, base=10000.0):
     """Rotates by -phi: (a cos + b sin, -a sin + b cos)."""
     x = np.asarray(x, dtype=float)
@@ -200,9 +243,12 @@ def rope_wrong_direction(x, positions=None, base=10000.0):
     return out
 
 
-@misconception("apply_rope", "freq-per-column",
-               "Frekuensi pasangan ke-i adalah omega_i = base^(-2i/d), dengan eksponen 2i/d per *pasangan* "
-               "kolom (2i, 2i+1), bukan i/d.")
+@misconception(
+    "apply_rope",
+    "freq-per-column",
+    "Frekuensi pasangan ke-i adalah omega_i = base^(-2i/d), dengan eksponen 2i/d per *pasangan* "
+    "kolom (2i, 2i+1), bukan i/d.",
+)
 def rope_per_column_frequency(x, positions=None, base=10000.0):
     """Uses omega_i = base^(-i/d) (the pair index i, not 2i) for the rotation angles."""
     x = np.asarray(x, dtype=float)
@@ -217,9 +263,11 @@ def rope_per_column_frequency(x, positions=None, base=10000.0):
 
 
 # -- position_similarity ----------------------------------------------------------------------
-@misconception("position_similarity", "dot-not-cosine",
-               "Kemiripan kosinus membagi perkalian titik dengan kedua norma: "
-               "(pe @ pe[pos]) / (|pe| * |pe[pos]|).")
+@misconception(
+    "position_similarity",
+    "dot-not-cosine",
+    "Kemiripan kosinus membagi perkalian titik dengan kedua norma: (pe @ pe[pos]) / (|pe| * |pe[pos]|).",
+)
 def similarity_dot(pe, pos):
     """Returns the raw dot products without dividing by the norms."""
     pe = np.asarray(pe, dtype=float)
@@ -227,8 +275,11 @@ def similarity_dot(pe, pos):
 
 
 # -- offset_similarity ------------------------------------------------------------------------
-@misconception("offset_similarity", "sin-not-cos",
-               "sin(a)sin(b) + cos(a)cos(b) = cos(a - b): jumlahnya memakai cos(omega_i * offset), bukan sin.")
+@misconception(
+    "offset_similarity",
+    "sin-not-cos",
+    "sin(a)sin(b) + cos(a)cos(b) = cos(a - b): jumlahnya memakai cos(omega_i * offset), bukan sin.",
+)
 def offset_with_sin(offset, d_model, base=10000.0):
     """Sums sin(omega_i * offset) instead of cos."""
     offset = np.asarray(offset, dtype=float)
@@ -242,16 +293,20 @@ def _softmax_rows(s):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-@misconception("self_attention", "no-sqrt-scaling",
-               "Skor dibagi sqrt(d) sebelum softmax: softmax(x x^T / sqrt(d)) x.")
+@misconception(
+    "self_attention", "no-sqrt-scaling", "Skor dibagi sqrt(d) sebelum softmax: softmax(x x^T / sqrt(d)) x."
+)
 def attention_unscaled(x):
     """Forgets the 1/sqrt(d) scaling of the scores."""
     x = np.asarray(x, dtype=float)
     return _softmax_rows(x @ x.T) @ x
 
 
-@misconception("self_attention", "softmax-wrong-axis",
-               "Softmax dihitung per *baris* (axis=-1): bobot tiap token query berjumlah 1.")
+@misconception(
+    "self_attention",
+    "softmax-wrong-axis",
+    "Softmax dihitung per *baris* (axis=-1): bobot tiap token query berjumlah 1.",
+)
 def attention_wrong_axis(x):
     """Normalises the softmax over columns (axis=0) instead of rows."""
     x = np.asarray(x, dtype=float)
@@ -260,8 +315,11 @@ def attention_wrong_axis(x):
     return (e / e.sum(axis=0, keepdims=True)) @ x
 
 
-@misconception("self_attention", "unstable-softmax",
-               "Kurangi dulu nilai maksimum tiap baris sebelum np.exp agar tidak overflow untuk input besar.")
+@misconception(
+    "self_attention",
+    "unstable-softmax",
+    "Kurangi dulu nilai maksimum tiap baris sebelum np.exp agar tidak overflow untuk input besar.",
+)
 def attention_unstable(x):
     """Calls np.exp on the raw scores, which overflows (inf/nan) for large inputs."""
     x = np.asarray(x, dtype=float)

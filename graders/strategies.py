@@ -193,7 +193,9 @@ def offset_inputs(draw):
     elif kind == "float":
         offset = draw(st.floats(-40, 40, allow_nan=False, allow_infinity=False))
     else:
-        shape = (draw(st.integers(1, 6)),) if kind == "1d" else (draw(st.integers(1, 4)), draw(st.integers(1, 4)))
+        shape = (
+            (draw(st.integers(1, 6)),) if kind == "1d" else (draw(st.integers(1, 4)), draw(st.integers(1, 4)))
+        )
         offset = draw(hnp.arrays(np.int64, shape, elements=st.integers(-60, 60)))
     return offset, draw(even_dims), draw(bases)
 

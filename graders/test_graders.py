@@ -30,8 +30,15 @@ def pytest_generate_tests(metafunc):
     for notebook, path in submission_notebooks(metafunc.config):
         for fn in suite.functions_for(notebook) or suite.notebooks.get(notebook, []):
             for chk in suite.checks[fn]:
-                params.append(pytest.param(notebook, str(path or ""), chk.cell, chk.name,
-                                           id=f"{notebook}::{chk.cell}::{chk.name}"))
+                params.append(
+                    pytest.param(
+                        notebook,
+                        str(path or ""),
+                        chk.cell,
+                        chk.name,
+                        id=f"{notebook}::{chk.cell}::{chk.name}",
+                    )
+                )
     metafunc.parametrize(("notebook", "path", "cell_id", "check_id"), params)
 
 

@@ -31,11 +31,31 @@ requires_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap (bw
 # The fast tier (`pytest -m "not slow"`) is pure, single-process tests. A test that starts a sandbox,
 # a kernel, an nbgrader app or a grading round is slow: whole modules below, and any test using one
 # of these fixtures (so a new test that needs one is put in the slow tier without having to say so).
-SLOW_MODULES = {"test_batch", "test_demo", "test_groups", "test_hostile", "test_instructor_round", "test_postgres",
-                "test_report", "test_robustness", "test_sandbox",
-                "test_self_validation", "test_distributed"}
-SLOW_FIXTURES = {"course_copy", "make_course", "_course_template", "executed", "executed_release", "sandbox",
-                 "bwrap_sandbox", "grade", "hostile_course", "autograded"}
+SLOW_MODULES = {
+    "test_batch",
+    "test_demo",
+    "test_groups",
+    "test_hostile",
+    "test_instructor_round",
+    "test_postgres",
+    "test_report",
+    "test_robustness",
+    "test_sandbox",
+    "test_self_validation",
+    "test_distributed",
+}
+SLOW_FIXTURES = {
+    "course_copy",
+    "make_course",
+    "_course_template",
+    "executed",
+    "executed_release",
+    "sandbox",
+    "bwrap_sandbox",
+    "grade",
+    "hostile_course",
+    "autograded",
+}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -115,8 +135,15 @@ class CourseCopy:
 
     def nbgrader(self, *args: str, check: bool = False) -> subprocess.CompletedProcess:
         exe = Path(sys.executable).with_name("nbgrader")
-        proc = subprocess.run([str(exe), *args], cwd=self.root, capture_output=True, text=True, timeout=540,
-                              env={**os.environ, "PYTHONWARNINGS": "ignore"}, check=False)
+        proc = subprocess.run(
+            [str(exe), *args],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=540,
+            env={**os.environ, "PYTHONWARNINGS": "ignore"},
+            check=False,
+        )
         if check and proc.returncode != 0:
             raise AssertionError(f"nbgrader {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
         return proc

@@ -17,18 +17,20 @@ from pe_course.resume import GradeState
 
 pytestmark = pytest.mark.slow
 
-WRONG_PE = '''def positional_encoding(length, d_model, base=10000.0):
+WRONG_PE = """def positional_encoding(length, d_model, base=10000.0):
     angle = np.arange(length)[:, None] * base ** (-np.arange(0, d_model, 2) / d_model)
     pe = np.zeros((length, d_model))
     pe[:, 0::2], pe[:, 1::2] = np.cos(angle), np.sin(angle)
-    return pe'''
+    return pe"""
 
 # Two notebooks per student keep the suite fast; the others are "missing" (scored 0 by nbgrader).
 CLASS = {
     "ani": {"01_embedding": reference_nb("01_embedding"), "02_sinusoidal": reference_nb("02_sinusoidal")},
     "budi": {"01_embedding": release_nb("01_embedding"), "02_sinusoidal": release_nb("02_sinusoidal")},
-    "citra": {"01_embedding": reference_nb("01_embedding"),
-              "02_sinusoidal": with_code(reference_nb("02_sinusoidal"), "positional_encoding", WRONG_PE)},
+    "citra": {
+        "01_embedding": reference_nb("01_embedding"),
+        "02_sinusoidal": with_code(reference_nb("02_sinusoidal"), "positional_encoding", WRONG_PE),
+    },
     "dewi": {"02_sinusoidal": reference_nb("02_sinusoidal")},
 }
 
@@ -88,7 +90,8 @@ def test_ctrl_c_leaves_a_consistent_gradebook_and_the_next_run_resumes(make_cour
     done = next(iter(state))
     partial = interrupted.scores()
     assert {k: v for k, v in partial.items() if k[0] == done} == {
-        k: v for k, v in serial.scores().items() if k[0] == done}
+        k: v for k, v in serial.scores().items() if k[0] == done
+    }
     resumed = grade_round(interrupted.course, jobs=2)
     assert resumed.skipped == [done] and sorted(resumed.graded) == sorted(set(CLASS) - {done})
     assert interrupted.scores() == serial.scores()
@@ -114,8 +117,13 @@ def test_killed_grading_process_resumes(course_copy):
 def _killed_grading_process_resumes(course_copy):
     _submit_class(course_copy)
     exe = os.path.join(os.path.dirname(sys.executable), "pe-course")
-    proc = subprocess.Popen([exe, "grade", "--jobs", "2"], cwd=course_copy.root, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [exe, "grade", "--jobs", "2"],
+        cwd=course_copy.root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     state_file = course_copy.root / ".pe-course" / "positional-encoding-grade-state.json"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:

@@ -29,11 +29,18 @@ def graded_summary(out) -> dict:
         record = GradingRecord.read(path)
         student = summary.setdefault(path.parts[-3], {})
         student[record.notebook] = {
-            "score": record.score, "max_score": record.max_score,
+            "score": record.score,
+            "max_score": record.max_score,
             "notes": sorted({n.kind.value for n in record.notes}),
-            "cells": {c.grade_id: {"score": c.score, "status": c.status.value,
-                                   "failed": [k.name for k in c.checks if not k.passed],
-                                   "misconceptions": [m["id"] for m in c.misconceptions]} for c in record.cells},
+            "cells": {
+                c.grade_id: {
+                    "score": c.score,
+                    "status": c.status.value,
+                    "failed": [k.name for k in c.checks if not k.passed],
+                    "misconceptions": [m["id"] for m in c.misconceptions],
+                }
+                for c in record.cells
+            },
         }
     return summary
 
@@ -41,8 +48,14 @@ def graded_summary(out) -> dict:
 def test_demo_runs_a_whole_round(tmp_path, data_regression):
     out = tmp_path / "demo"
     exe = os.path.join(os.path.dirname(sys.executable), "pe-course")
-    proc = subprocess.run([exe, "demo", "--out", str(out)], capture_output=True, text=True, timeout=540,
-                          env={**os.environ, "COLUMNS": "200"}, check=False)
+    proc = subprocess.run(
+        [exe, "demo", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=540,
+        env={**os.environ, "COLUMNS": "200"},
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     text = proc.stdout
     assert "self-validation: passed" in text
@@ -57,8 +70,10 @@ def test_demo_runs_a_whole_round(tmp_path, data_regression):
 
     # complete and correct (two styles): every autograded point
     for student in ("ani", "budi"):
-        assert all(record(student, nb)["score"] == record(student, nb)["max_score"]
-                   for nb in ("01_embedding", "02_sinusoidal", "03_rotation", "04_similarity"))
+        assert all(
+            record(student, nb)["score"] == record(student, nb)["max_score"]
+            for nb in ("01_embedding", "02_sinusoidal", "03_rotation", "04_similarity")
+        )
     assert record("hadi", "02_sinusoidal")["score"] == 0  # untouched stubs
     assert record("indra", "01_embedding")["cells"][0]["score"] == 0  # the cheating embed earns nothing
     assert "sin-cos-swapped" in record("eko", "02_sinusoidal")["cells"][1]["misconceptions"]

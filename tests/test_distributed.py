@@ -23,23 +23,25 @@ from pe_course.batch import grade_round
 pytest.importorskip("distributed")
 pytestmark = [pytest.mark.slow, requires_bwrap]
 
-WRONG_PE = '''def positional_encoding(length, d_model, base=10000.0):
+WRONG_PE = """def positional_encoding(length, d_model, base=10000.0):
     angle = np.arange(length)[:, None] * base ** (-np.arange(0, d_model, 2) / d_model)
     pe = np.zeros((length, d_model))
     pe[:, 0::2], pe[:, 1::2] = np.cos(angle), np.sin(angle)
-    return pe'''
+    return pe"""
 
 # Looks around and tries to leave: on a worker it must see no more than locally (no course files).
-NOSY = '''import os
+NOSY = """import os
 print(sorted(os.listdir("/")), os.path.exists("gradebook.db"), os.path.exists("../graders"))
-raise SystemExit("keluar")'''
+raise SystemExit("keluar")"""
 
 # Two notebooks per student keep the tests fast; one submission unreadable and hostile.
 CLASS = {
     "ani": {"01_embedding": reference_nb("01_embedding"), "02_sinusoidal": reference_nb("02_sinusoidal")},
     "budi": {"01_embedding": release_nb("01_embedding"), "02_sinusoidal": release_nb("02_sinusoidal")},
-    "citra": {"01_embedding": reference_nb("01_embedding"),
-              "02_sinusoidal": with_code(reference_nb("02_sinusoidal"), "positional_encoding", WRONG_PE)},
+    "citra": {
+        "01_embedding": reference_nb("01_embedding"),
+        "02_sinusoidal": with_code(reference_nb("02_sinusoidal"), "positional_encoding", WRONG_PE),
+    },
     "eko": {"01_embedding": "{ not json", "02_sinusoidal": append_code(reference_nb("02_sinusoidal"), NOSY)},
 }
 VOLATILE = ("seconds", "resources", "isolation")  # timings and resource figures of the run itself
@@ -54,8 +56,10 @@ class LocalCluster:
     def __init__(self, base: Path) -> None:
         self.base, self.procs = base, {}
         self.file = base / "scheduler.json"
-        self._start("scheduler", [str(DASK), "scheduler", "--port", "0", "--no-dashboard",
-                                  "--scheduler-file", str(self.file)])
+        self._start(
+            "scheduler",
+            [str(DASK), "scheduler", "--port", "0", "--no-dashboard", "--scheduler-file", str(self.file)],
+        )
         deadline = time.monotonic() + 120
         while not self.file.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -66,13 +70,34 @@ class LocalCluster:
         folder = self.base / name
         folder.mkdir(parents=True, exist_ok=True)
         log = open(folder / "log", "wb")  # noqa: SIM115 (closed with the process)
-        self.procs[name] = (subprocess.Popen(argv, cwd=folder, stdout=log, stderr=subprocess.STDOUT,
-                                             env={**os.environ, "TMPDIR": str(folder)}, start_new_session=True), log)
+        self.procs[name] = (
+            subprocess.Popen(
+                argv,
+                cwd=folder,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "TMPDIR": str(folder)},
+                start_new_session=True,
+            ),
+            log,
+        )
 
     def add_workers(self, *names: str) -> None:
         for name in names:
-            self._start(name, [str(DASK), "worker", "--scheduler-file", str(self.file), "--nthreads", "1",
-                               "--no-dashboard", "--name", name])
+            self._start(
+                name,
+                [
+                    str(DASK),
+                    "worker",
+                    "--scheduler-file",
+                    str(self.file),
+                    "--nthreads",
+                    "1",
+                    "--no-dashboard",
+                    "--name",
+                    name,
+                ],
+            )
 
     def wait_for_workers(self, client, n: int) -> None:
         deadline = time.monotonic() + 180
@@ -148,8 +173,9 @@ def _autograded(copy: CourseCopy) -> dict:
     folder = copy.root / "autograded"
     for path in sorted(folder.rglob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
-        out[str(path.relative_to(folder))] = [(c.cell_type, c.source, c.get("outputs"), c.get("execution_count"))
-                                              for c in nb.cells]
+        out[str(path.relative_to(folder))] = [
+            (c.cell_type, c.source, c.get("outputs"), c.get("execution_count")) for c in nb.cells
+        ]
     for path in sorted(folder.rglob("*.grading.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
         out[str(path.relative_to(folder))] = {k: v for k, v in record.items() if k not in VOLATILE}
@@ -235,7 +261,7 @@ def test_killed_worker_has_its_task_graded_elsewhere_once(cluster, class_course,
     finally:
         client.close()
     assert killed, "no worker was busy after the first student: nothing was killed"
-    (victim, lost), = killed.items()
+    ((victim, lost),) = killed.items()
     assert victim not in survivors
     assert sorted(summary.graded) == sorted(CLASS) and not summary.failed
     graded = [student for kind, student in events if kind == "graded"]
@@ -246,7 +272,9 @@ def test_killed_worker_has_its_task_graded_elsewhere_once(cluster, class_course,
     assert rows == _grade_rows(graded_locally)
     assert class_course.scores() == graded_locally.scores()
     _same_cells(_autograded(class_course), _autograded(graded_locally))
-    state = json.loads((class_course.root / ".pe-course" / "positional-encoding-grade-state.json").read_text())
+    state = json.loads(
+        (class_course.root / ".pe-course" / "positional-encoding-grade-state.json").read_text()
+    )
     assert sorted(state) == sorted(CLASS)
 
 
@@ -257,8 +285,14 @@ def test_unreachable_scheduler_is_one_clear_line(course_copy):
         port = sock.getsockname()[1]
     exe = Path(sys.executable).with_name("pe-course")
     started = time.monotonic()
-    proc = subprocess.run([str(exe), "grade", "--scheduler", f"tcp://127.0.0.1:{port}"], cwd=course_copy.root,
-                          capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "200"})
+    proc = subprocess.run(
+        [str(exe), "grade", "--scheduler", f"tcp://127.0.0.1:{port}"],
+        cwd=course_copy.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     output = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
     assert proc.returncode == 2
     assert len(output) == 1 and "Traceback" not in proc.stderr, output
@@ -288,6 +322,13 @@ def test_the_bundle_holds_only_what_a_worker_needs(class_course, tmp_path):
 def test_a_worker_with_other_code_refuses_the_task(class_course):
     from pe_course.cluster import grade_remote, submission_archive
 
-    result = grade_remote(b"", "0" * 64, "not-this-package", "positional-encoding", "ani",
-                          submission_archive(class_course.course, "ani"), "fp")
+    result = grade_remote(
+        b"",
+        "0" * 64,
+        "not-this-package",
+        "positional-encoding",
+        "ani",
+        submission_archive(class_course.course, "ani"),
+        "fp",
+    )
     assert not result.outcome.ok and "different pe-course" in result.outcome.error and result.archive == b""

@@ -46,11 +46,16 @@ def backward_np_array(ids, grad_h, vocab_size, block_size):
     return grad_tok, grad_pos
 
 
-@pytest.mark.parametrize(("fn", "implementation", "shown"), [
-    ("one_hot", one_hot_np_array, "one_hot([], 4)"),
-    ("embed_backward", backward_np_array, "embed_backward([], array berbentuk (0, 3), 5, 4)"),
-])
-def test_empty_ids_mistake_costs_only_the_stated_empty_ids_clause(fn, implementation, shown, suite, reference):
+@pytest.mark.parametrize(
+    ("fn", "implementation", "shown"),
+    [
+        ("one_hot", one_hot_np_array, "one_hot([], 4)"),
+        ("embed_backward", backward_np_array, "embed_backward([], array berbentuk (0, 3), 5, 4)"),
+    ],
+)
+def test_empty_ids_mistake_costs_only_the_stated_empty_ids_clause(
+    fn, implementation, shown, suite, reference
+):
     cell = grade(fn, suite, reference, implementation)
     assert lost(cell) == {"ids-kosong"}
     failed = next(c for c in cell.checks if not c.passed)
@@ -77,7 +82,7 @@ def test_a_check_on_generated_inputs_shows_a_small_failing_input_and_is_repeatab
         ids = np.asarray(ids, dtype=int)
         if len(ids) > pos_table.shape[0]:
             raise ValueError("T melebihi block_size")
-        return tok_table[ids] + pos_table[::-1][-len(ids):] if len(ids) else tok_table[ids]
+        return tok_table[ids] + pos_table[::-1][-len(ids) :] if len(ids) else tok_table[ids]
 
     first = grade("embed", suite, reference, embed_off_by_one)
     again = grade("embed", suite, reference, embed_off_by_one)
@@ -95,7 +100,8 @@ def test_dependent_is_graded_with_a_correct_upstream_in_process(suite, reference
     exec(  # noqa: S102 (test code standing in for a student's notebook)
         "def apply_rope(x, positions=None, base=10000.0):\n    return -np.asarray(x, dtype=float)\n"
         "def rope_scores(q, k, base=10000.0):\n    return apply_rope(q, base=base) @ apply_rope(k, base=base).T\n",
-        namespace)
+        namespace,
+    )
     caller = InProcessCaller({**reference, **{k: namespace[k] for k in ("apply_rope", "rope_scores")}})
     rope = _grade_function("apply_rope", suite, reference, caller, float("inf"))
     scores = _grade_function("rope_scores", suite, reference, caller, float("inf"))
@@ -105,12 +111,17 @@ def test_dependent_is_graded_with_a_correct_upstream_in_process(suite, reference
 
 def test_degenerate_upstream_does_not_earn_the_dependent(suite, reference):
     """apply_rope returning zeros and rope_scores returning zeros: rope_scores is wrong logic."""
-    caller = InProcessCaller({**reference, "apply_rope": lambda x, positions=None, base=10000.0: np.zeros(np.shape(x)),
-                              "rope_scores": lambda q, k, base=10000.0: np.zeros((len(q), len(k)))})
+    caller = InProcessCaller(
+        {
+            **reference,
+            "apply_rope": lambda x, positions=None, base=10000.0: np.zeros(np.shape(x)),
+            "rope_scores": lambda q, k, base=10000.0: np.zeros((len(q), len(k))),
+        }
+    )
     assert _grade_function("rope_scores", suite, reference, caller, float("inf")).score == 0
 
 
-WRONG_ROPE = '''
+WRONG_ROPE = """
 def apply_rope(x, positions=None, base=10000.0):
     x = np.asarray(x, dtype=float)
     T, d = x.shape
@@ -121,11 +132,11 @@ def apply_rope(x, positions=None, base=10000.0):
     h = d // 2
     a, b = x[:, :h], x[:, h:]   # rotate-half layout
     return np.concatenate([a * np.cos(phi) - b * np.sin(phi), a * np.sin(phi) + b * np.cos(phi)], axis=1)
-'''
-WRONG_SCORES = '''
+"""
+WRONG_SCORES = """
 def rope_scores(q, k, base=10000.0):
     return apply_rope(q, base=base) @ apply_rope(k, base=base).T / np.sqrt(q.shape[1])
-'''
+"""
 
 
 def _graded_cells(nb, notebook, suite, reference):
@@ -141,7 +152,10 @@ def test_wrong_apply_rope_with_correct_rope_scores_loses_in_one_cell_in_the_sand
     assert cells["apply_rope"].score < cells["apply_rope"].max_score
     assert [m["id"] for m in cells["apply_rope"].misconceptions] == ["rope-rotate-half"]
     for fn in ("rotation_matrix", "shift_encoding", "rope_scores"):
-        assert cells[fn].score == cells[fn].max_score, (fn, [c.message for c in cells[fn].checks if not c.passed])
+        assert cells[fn].score == cells[fn].max_score, (
+            fn,
+            [c.message for c in cells[fn].checks if not c.passed],
+        )
     assert cells["rope_scores"].misconceptions == []
 
 
@@ -158,18 +172,30 @@ def test_correct_apply_rope_with_wrong_rope_scores_loses_in_one_cell_in_the_sand
 @pytest.mark.slow
 @requires_bwrap
 def test_wrong_frequencies_and_transposed_rotation_are_not_charged_again(suite, reference):
-    nb = with_code(reference_nb("02_sinusoidal"), "frequencies",
-                   "def frequencies(d_model, base=10000.0):\n    return base ** (np.arange(0, d_model, 2) / d_model)\n")
+    nb = with_code(
+        reference_nb("02_sinusoidal"),
+        "frequencies",
+        "def frequencies(d_model, base=10000.0):\n    return base ** (np.arange(0, d_model, 2) / d_model)\n",
+    )
     cells = _graded_cells(nb, "02_sinusoidal", suite, reference)
     assert cells["frequencies"].score == 0 and cells["positional_encoding"].score == 3
-    shift = ("def shift_encoding(pe, k, base=10000.0):\n"
-             "    pe = np.asarray(pe, dtype=float)\n    d = pe.shape[-1]\n"
-             "    if d % 2:\n        raise ValueError('ganjil')\n    out = np.empty_like(pe)\n"
-             "    for i in range(d // 2):\n        M = rotation_matrix(k * base ** (-2 * i / d))\n"
-             "        out[..., 2*i:2*i+2] = pe[..., 2*i:2*i+2] @ M.T\n    return out\n")
-    nb = with_code(with_code(reference_nb("03_rotation"), "rotation_matrix",
-                             "def rotation_matrix(theta):\n    c, s = np.cos(theta), np.sin(theta)\n"
-                             "    return np.array([[c, -s], [s, c]])\n"), "shift_encoding", shift)
+    shift = (
+        "def shift_encoding(pe, k, base=10000.0):\n"
+        "    pe = np.asarray(pe, dtype=float)\n    d = pe.shape[-1]\n"
+        "    if d % 2:\n        raise ValueError('ganjil')\n    out = np.empty_like(pe)\n"
+        "    for i in range(d // 2):\n        M = rotation_matrix(k * base ** (-2 * i / d))\n"
+        "        out[..., 2*i:2*i+2] = pe[..., 2*i:2*i+2] @ M.T\n    return out\n"
+    )
+    nb = with_code(
+        with_code(
+            reference_nb("03_rotation"),
+            "rotation_matrix",
+            "def rotation_matrix(theta):\n    c, s = np.cos(theta), np.sin(theta)\n"
+            "    return np.array([[c, -s], [s, c]])\n",
+        ),
+        "shift_encoding",
+        shift,
+    )
     cells = _graded_cells(nb, "03_rotation", suite, reference)
     assert [m["id"] for m in cells["rotation_matrix"].misconceptions] == ["rotation-transposed"]
     assert cells["shift_encoding"].score == cells["shift_encoding"].max_score
@@ -179,7 +205,9 @@ def test_wrong_frequencies_and_transposed_rotation_are_not_charged_again(suite, 
 @requires_bwrap
 def test_the_upstream_stand_in_cannot_be_kept_for_later(suite, reference):
     """A rope_scores that stashes the stand-in and an apply_rope that calls it later gains nothing."""
-    code = WRONG_ROPE.replace("def apply_rope(", "def _mine(") + '''
+    code = (
+        WRONG_ROPE.replace("def apply_rope(", "def _mine(")
+        + """
 _kept = []
 def apply_rope(x, positions=None, base=10000.0):
     if _kept:
@@ -192,19 +220,26 @@ def apply_rope(x, positions=None, base=10000.0):
 def rope_scores(q, k, base=10000.0):
     _kept.append(apply_rope)
     return apply_rope(q, base=base) @ apply_rope(k, base=base).T
-'''
+"""
+    )
     nb = with_code(with_code(reference_nb("03_rotation"), "apply_rope", code), "rope_scores", "")
     cells = _graded_cells(nb, "03_rotation", suite, reference)
     assert cells["apply_rope"].score < cells["apply_rope"].max_score
-    result = grade_notebook(nb, "03_rotation", suite, reference, Sandbox())  # graded again: no memory of the stash
+    result = grade_notebook(
+        nb, "03_rotation", suite, reference, Sandbox()
+    )  # graded again: no memory of the stash
     assert {c.function: c.score for c in result.cells} == {fn: c.score for fn, c in cells.items()}
 
 
 @pytest.mark.slow
 @requires_bwrap
 def test_one_mistake_one_cell_through_nbgrader_autograde(course_copy):
-    course_copy.submit("ani", {"03_rotation": with_code(reference_nb("03_rotation"), "apply_rope", WRONG_ROPE)})
-    course_copy.submit("budi", {"03_rotation": with_code(reference_nb("03_rotation"), "rope_scores", WRONG_SCORES)})
+    course_copy.submit(
+        "ani", {"03_rotation": with_code(reference_nb("03_rotation"), "apply_rope", WRONG_ROPE)}
+    )
+    course_copy.submit(
+        "budi", {"03_rotation": with_code(reference_nb("03_rotation"), "rope_scores", WRONG_SCORES)}
+    )
     course_copy.nbgrader("autograde", "positional-encoding", check=True)
     scores = course_copy.scores()
     assert scores[("ani", "03_rotation", "test_rope_scores")] == 2
@@ -216,7 +251,9 @@ def test_one_mistake_one_cell_through_nbgrader_autograde(course_copy):
     assert failed and all(k["input"] and k["clause"] and k["clause_text"] for k in failed)
 
 
-FORGED_UPSTREAM_REQUEST = WRONG_ROPE.replace("def apply_rope(", "def _mine(") + '''
+FORGED_UPSTREAM_REQUEST = (
+    WRONG_ROPE.replace("def apply_rope(", "def _mine(")
+    + '''
 import gc, io, json
 import codec
 
@@ -236,14 +273,22 @@ def apply_rope(x, positions=None, base=10000.0):
             pass
     return _mine(x, positions, base)
 '''
+)
 
 
 @pytest.mark.slow
 @requires_bwrap
 def test_forged_stand_in_requests_earn_nothing(suite, reference):
-    honest = _graded_cells(with_code(reference_nb("03_rotation"), "apply_rope", WRONG_ROPE), "03_rotation",
-                           suite, reference)
-    forged = _graded_cells(with_code(reference_nb("03_rotation"), "apply_rope", FORGED_UPSTREAM_REQUEST),
-                           "03_rotation", suite, reference)
+    honest = _graded_cells(
+        with_code(reference_nb("03_rotation"), "apply_rope", WRONG_ROPE), "03_rotation", suite, reference
+    )
+    forged = _graded_cells(
+        with_code(reference_nb("03_rotation"), "apply_rope", FORGED_UPSTREAM_REQUEST),
+        "03_rotation",
+        suite,
+        reference,
+    )
     assert forged["apply_rope"].score <= honest["apply_rope"].score < 3
-    assert any("protokol" in c.message for c in forged["apply_rope"].checks), "the forged request reached the grader"
+    assert any("protokol" in c.message for c in forged["apply_rope"].checks), (
+        "the forged request reached the grader"
+    )

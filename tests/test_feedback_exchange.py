@@ -16,7 +16,8 @@ def test_course_config_reads_the_users_nbgrader_config_under_the_courses(tmp_pat
     user = tmp_path / "user-jupyter"
     user.mkdir()
     (user / "nbgrader_config.py").write_text(
-        "c = get_config()\nc.Exchange.root = '/srv/exchange'\nc.CourseDirectory.course_id = 'from-user'\n")
+        "c = get_config()\nc.Exchange.root = '/srv/exchange'\nc.CourseDirectory.course_id = 'from-user'\n"
+    )
     monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(user))
     course = tmp_path / "course"
     course.mkdir()
@@ -30,9 +31,19 @@ def test_tidy_keeps_the_pages_and_what_release_feedback_needs(tmp_path):
     course = Course(tmp_path)
     folder = course.feedback / "ani" / course.assignment
     (folder / "extra").mkdir(parents=True)
-    for name in ("01_embedding.html", "timestamp.txt", "submission_secret.txt", "01_embedding.grading.json",
-                 "catatan.pdf", "extra/timestamp.txt"):
+    for name in (
+        "01_embedding.html",
+        "timestamp.txt",
+        "submission_secret.txt",
+        "01_embedding.grading.json",
+        "catatan.pdf",
+        "extra/timestamp.txt",
+    ):
         (folder / name).write_text("x")
     removed = tidy(course, "ani")
-    assert sorted(p.name for p in folder.iterdir()) == ["01_embedding.html", "submission_secret.txt", "timestamp.txt"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "01_embedding.html",
+        "submission_secret.txt",
+        "timestamp.txt",
+    ]
     assert sorted(removed) == ["01_embedding.grading.json", "catatan.pdf", "extra/timestamp.txt"]

@@ -20,12 +20,23 @@ from pe_course.sandbox import Limits, MiB, Sandbox
 from pe_course.sandbox.client import StudentProcess
 from pe_course.sandbox.groups import attention, mechanism
 
-pytestmark = pytest.mark.skipif(mechanism() is None, reason=(
-    "no usable control group here (needs cgroup v1 memory/pids/cpuacct/freezer writable, e.g. as root, or a "
-    "delegated cgroup v2 subtree with memory and pids)"))
+pytestmark = pytest.mark.skipif(
+    mechanism() is None,
+    reason=(
+        "no usable control group here (needs cgroup v1 memory/pids/cpuacct/freezer writable, e.g. as root, or a "
+        "delegated cgroup v2 subtree with memory and pids)"
+    ),
+)
 
-SMALL = Limits(call_timeout=20.0, load_timeout=30.0, group_memory=512 * MiB, group_processes=32,
-               group_cpu_seconds=4.0, scratch_files=500, scratch_bytes=64 * MiB)
+SMALL = Limits(
+    call_timeout=20.0,
+    load_timeout=30.0,
+    group_memory=512 * MiB,
+    group_processes=32,
+    group_cpu_seconds=4.0,
+    scratch_files=500,
+    scratch_bytes=64 * MiB,
+)
 MODES = [pytest.param(True, id="bwrap", marks=requires_bwrap), pytest.param(False, id="fallback")]
 
 HOSTILE = '''
@@ -110,7 +121,10 @@ class MachineWatch:
 
 
 def run(use_bwrap: bool, fn: str, arg: int, limits: Limits = SMALL):
-    with MachineWatch() as machine, StudentProcess([HOSTILE], [fn, "honest"], Sandbox(limits, use_bwrap=use_bwrap)) as sp:
+    with (
+        MachineWatch() as machine,
+        StudentProcess([HOSTILE], [fn, "honest"], Sandbox(limits, use_bwrap=use_bwrap)) as sp,
+    ):
         out = sp.call(fn, arg)
         after = sp.call("honest", 1)
     return out, after, sp.report.usage, machine
@@ -121,7 +135,9 @@ def test_memory_spread_over_processes_is_bounded_for_the_group(use_bwrap):
     out, after, usage, machine = run(use_bwrap, "spread_memory", 4)
     assert out.kind == "limit" and out.message == "batas memori 512 MiB terlampaui", out
     assert "memory" in usage.hits and usage.peak_memory <= SMALL.group_memory
-    assert machine.peak_memory - machine.base_memory < SMALL.group_memory + 256 * MiB, "the group limit did not hold"
+    assert machine.peak_memory - machine.base_memory < SMALL.group_memory + 256 * MiB, (
+        "the group limit did not hold"
+    )
     assert after.kind == "value" and after.value == 2, "the next call runs in a fresh worker"
 
 
@@ -152,7 +168,10 @@ def test_cpu_time_of_the_whole_group_is_bounded(use_bwrap):
 
 @requires_bwrap
 def test_a_cell_over_a_limit_costs_only_that_cell():
-    cells = ["import os\nfor i in range(2000):\n    open(f'f{i}', 'w').close()\n", "def honest(x):\n    return x + 1\n"]
+    cells = [
+        "import os\nfor i in range(2000):\n    open(f'f{i}', 'w').close()\n",
+        "def honest(x):\n    return x + 1\n",
+    ]
     with StudentProcess(cells, ["honest"], Sandbox(SMALL)) as sp:
         assert sp.call("honest", 1).value == 2
     assert [e["index"] for e in sp.report.cell_errors] == [0]
@@ -171,19 +190,33 @@ def test_honest_run_is_measured_and_not_flagged():
 
 
 def test_attention_names_hits_and_near_misses_with_figures():
-    near = {"peak_memory": 1900 * MiB, "memory_limit": 2048 * MiB, "peak_processes": 5, "process_limit": 64,
-            "cpu_seconds": 1.0, "cpu_limit": 300, "hits": []}
+    near = {
+        "peak_memory": 1900 * MiB,
+        "memory_limit": 2048 * MiB,
+        "peak_processes": 5,
+        "process_limit": 64,
+        "cpu_seconds": 1.0,
+        "cpu_limit": 300,
+        "hits": [],
+    }
     over = {**near, "peak_memory": 2048 * MiB, "hits": ["memory"]}
-    assert attention({"execute": near}) == [("resource-near", "execute: close to the memory limit (peak memory "
-                                             "1.86 GiB of 2.00 GiB, peak 5 of 64 processes/threads, 1.0 of 300 CPU "
-                                             "seconds)")]
-    assert attention({"score": over})[0][0] == "resource-limit" and "over the memory limit" in attention(
-        {"score": over})[0][1]
+    assert attention({"execute": near}) == [
+        (
+            "resource-near",
+            "execute: close to the memory limit (peak memory "
+            "1.86 GiB of 2.00 GiB, peak 5 of 64 processes/threads, 1.0 of 300 CPU "
+            "seconds)",
+        )
+    ]
+    assert (
+        attention({"score": over})[0][0] == "resource-limit"
+        and "over the memory limit" in attention({"score": over})[0][1]
+    )
     assert attention("not a dict") == [] and attention({"score": {"hits": "x"}}) == []
 
 
 # -- the issue's round: two hostile submissions graded at once ---------------------------------------
-PREAMBLE_MEMORY = '''
+PREAMBLE_MEMORY = """
 import os as _os, time as _time
 for _ in range(4):
     if _os.fork() == 0:
@@ -192,15 +225,15 @@ for _ in range(4):
             _b[_i] = 1
         _time.sleep(20)
         _os._exit(0)
-'''
-PREAMBLE_FORKS = '''
+"""
+PREAMBLE_FORKS = """
 import subprocess as _sp
 try:
     for _ in range(400):
         _sp.Popen(["sleep", "20.417"])
 except OSError:
     pass
-'''
+"""
 
 
 @pytest.mark.slow
@@ -210,11 +243,20 @@ def test_two_hostile_submissions_graded_at_once_stay_in_their_groups(course_copy
 
     config = course_copy.root / "nbgrader_config.py"
     config.write_text(config.read_text() + "\nc.ResourceGroups.memory_mib = 768\n")
-    embed_cell = next(c.source for c in reference_nb("01_embedding").cells
-                      if c.metadata.get("nbgrader", {}).get("grade_id") == "solution_embed")
+    embed_cell = next(
+        c.source
+        for c in reference_nb("01_embedding").cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "solution_embed"
+    )
     for student, preamble in (("hog", PREAMBLE_MEMORY), ("forker", PREAMBLE_FORKS)):
-        course_copy.submit(student, {"01_embedding": with_code(reference_nb("01_embedding"), "embed",
-                                                               textwrap.dedent(preamble) + embed_cell)})
+        course_copy.submit(
+            student,
+            {
+                "01_embedding": with_code(
+                    reference_nb("01_embedding"), "embed", textwrap.dedent(preamble) + embed_cell
+                )
+            },
+        )
     course_copy.submit("honest", {"01_embedding": reference_nb("01_embedding")})
     with MachineWatch() as machine:
         summary = grade_round(course_copy.course, jobs=2)
@@ -251,9 +293,13 @@ def test_processes_left_running_by_the_cells_are_shown_and_ended():
     with StudentProcess(cells, ["honest"], Sandbox(SMALL)) as sp:
         assert sp.call("honest", 1).value == 2
     assert "background" in sp.report.usage.hits
-    assert [kind for kind, _ in attention({"score": sp.report.usage.to_dict(1, 1, 1.0)})][:1] == ["resource-limit"]
+    assert [kind for kind, _ in attention({"score": sp.report.usage.to_dict(1, 1, 1.0)})][:1] == [
+        "resource-limit"
+    ]
     time.sleep(0.3)
-    assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p) == b"sleep\x0030.731\x00"]
+    assert not [
+        p for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p) == b"sleep\x0030.731\x00"
+    ]
 
 
 def test_groups_left_by_a_killed_grader_are_swept():

@@ -36,14 +36,14 @@ EMBED_MAX = 3.0
 LIMITS = Limits(call_timeout=3.0, load_timeout=60.0)
 
 # Correct except for the T > block_size check: earns 2.5 of 3 (see test_baseline_wrong_embed).
-WRONG_EMBED = '''import numpy as np
+WRONG_EMBED = """import numpy as np
 
 
 def embed(ids, tok_table, pos_table):
     ids = np.asarray(ids, dtype=int)
     rows = np.arange(len(ids)) % len(pos_table)  # forgets the ValueError for T > block_size
     return tok_table[ids] + pos_table[rows]
-'''
+"""
 
 ONE_HOT_SYNTAX_ERROR = "def one_hot(ids, vocab_size)\n    return None\n"
 
@@ -267,7 +267,9 @@ def test_top_level_exit_or_hang_only_costs_that_cell(grade, case, use_bwrap):
     code = EXIT_AT_IMPORT if case == "exit-at-import" else LOOP_AT_IMPORT
     nb = reference_nb(NB)
     cells = nb.cells
-    at = next(i for i, c in enumerate(cells) if c.metadata.get("nbgrader", {}).get("grade_id") == "solution_one_hot")
+    at = next(
+        i for i, c in enumerate(cells) if c.metadata.get("nbgrader", {}).get("grade_id") == "solution_one_hot"
+    )
     cells.insert(at, nbformat.v4.new_code_cell(code))
     result = grade(nb, use_bwrap=use_bwrap)
     assert scores(result) == {"test_embed": 3.0, "test_one_hot": 1.0, "test_embed_backward": 3.0}
@@ -326,7 +328,9 @@ def test_slow_calls_cannot_stretch_the_notebook_time_limit(grade):
     result = grade(wrong_nb(SLOW_BUT_CORRECT), limits=limits)
     elapsed = time.monotonic() - started
     assert result.cell("test_embed").score < EMBED_MAX
-    assert elapsed < limits.notebook_timeout + 2.0, f"grading took {elapsed:.1f} s for a {limits.notebook_timeout} s limit"
+    assert elapsed < limits.notebook_timeout + 2.0, (
+        f"grading took {elapsed:.1f} s for a {limits.notebook_timeout} s limit"
+    )
 
 
 HTML_PAYLOAD = """
@@ -359,8 +363,12 @@ def test_student_text_cannot_inject_html_into_feedback(grade):
     result = grade(wrong_nb(HTML_PAYLOAD))
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("", outputs=score_outputs(c)) for c in result.cells]
-    markdown = "\n".join(o.data.get("text/markdown", "") for c in nb.cells for o in c.outputs
-                         if o.output_type == "display_data")
+    markdown = "\n".join(
+        o.data.get("text/markdown", "")
+        for c in nb.cells
+        for o in c.outputs
+        if o.output_type == "display_data"
+    )
     assert "pe-xss" in markdown  # the messages are shown ...
     html, _ = HTMLExporter().from_notebook_node(nb)
     assert not re.search(r"<img[^>]*onerror", html), "student HTML rendered in the feedback"  # ... as text
@@ -396,8 +404,13 @@ def test_killing_the_grader_from_embed_fails(baseline):
                     pass
             return _wrong_embed(ids, tok_table, pos_table)
         """)
-    proc = subprocess.run([sys.executable, "-c", KILL_PARENT_GRADER, str(Path(__file__).parent), code],
-                          capture_output=True, text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", KILL_PARENT_GRADER, str(Path(__file__).parent), code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, f"the grader was killed (rc={proc.returncode}): {proc.stderr[-2000:]}"
     first, after = json.loads(proc.stdout.strip().splitlines()[-1])
     got = {c["grade_id"]: c["score"] for c in first["cells"]}
@@ -421,8 +434,12 @@ def snapshot(root: Path) -> dict[str, tuple[int, int]]:
 
 
 def site_dirs() -> list[Path]:
-    dirs = {*site.getsitepackages(), sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
-            sysconfig.get_paths()["stdlib"]}
+    dirs = {
+        *site.getsitepackages(),
+        sysconfig.get_paths()["purelib"],
+        sysconfig.get_paths()["platlib"],
+        sysconfig.get_paths()["stdlib"],
+    }
     return [Path(d) for d in sorted(dirs) if Path(d).is_dir()]
 
 
@@ -533,7 +550,9 @@ def test_host_files_are_out_of_reach(grade, baseline, hostile_course):
 
 
 @requires_bwrap
-def test_symlinks_planted_in_scratch_do_not_let_the_grader_overwrite_host_files(grade, baseline, hostile_course):
+def test_symlinks_planted_in_scratch_do_not_let_the_grader_overwrite_host_files(
+    grade, baseline, hostile_course
+):
     """Regression test for a fixed bug (sandbox escape), which was: after a worker crash, ``StudentProcess._spawn`` re-copies worker.py and
     codec.py into the scratch directory with ``shutil.copy``, following symlinks the student planted:
     here the course's own graders/checks_embedding.py gets overwritten with codec.py."""
@@ -560,7 +579,9 @@ def run_in_kernel(cells: list[str]):
     try:
         out, _ = SandboxedExecute(timeout=20, notebook_timeout=60).preprocess(nb, {})
     finally:
-        getattr(execute_step, "close_runner", lambda: None)()  # a failing preprocess leaves the module's runner (and its scratch) behind
+        getattr(
+            execute_step, "close_runner", lambda: None
+        )()  # a failing preprocess leaves the module's runner (and its scratch) behind
     return out
 
 
@@ -574,9 +595,12 @@ def test_executed_notebook_symlink_does_not_leak_host_files(tmp_path):
     secret = f"SECRET-{uuid.uuid4().hex}"
     victim = tmp_path / "other-student.ipynb"
     other = nbformat.v4.new_notebook()
-    other.cells = [nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output("stream", name="stdout",
-                                                                                 text=secret)]),
-                   nbformat.v4.new_code_cell("y")]
+    other.cells = [
+        nbformat.v4.new_code_cell(
+            "x", outputs=[nbformat.v4.new_output("stream", name="stdout", text=secret)]
+        ),
+        nbformat.v4.new_code_cell("y"),
+    ]
     nbformat.write(other, victim)
     attack = f"""
         import glob, os
@@ -647,8 +671,11 @@ def autograded(_course_template, tmp_path_factory):
     course = CourseCopy(root)
     token = f"pe-hostile-{uuid.uuid4().hex}"
     outputs_nb = _tampered_test_cell(wrong_nb(OUTPUTS_CODE))
-    at = next(i for i, c in enumerate(outputs_nb.cells)
-              if c.metadata.get("nbgrader", {}).get("grade_id") == "test_embed")
+    at = next(
+        i
+        for i, c in enumerate(outputs_nb.cells)
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "test_embed"
+    )
     outputs_nb.cells.insert(at, nbformat.v4.new_code_cell(OUTPUTS_CODE))
     submissions = {
         "h0_wrong": wrong_nb(),
@@ -668,7 +695,11 @@ def autograded(_course_template, tmp_path_factory):
 
 
 def _gradebook(course: CourseCopy, student: str) -> dict[str, float]:
-    return {g: s for (st, nb, g), s in course.scores().items() if st == student and nb == NB and g.startswith("test_")}
+    return {
+        g: s
+        for (st, nb, g), s in course.scores().items()
+        if st == student and nb == NB and g.startswith("test_")
+    }
 
 
 def _record(course: CourseCopy, student: str) -> dict[str, float]:
@@ -680,7 +711,9 @@ def test_autograde_run_completes(autograded):
     proc = autograded["proc"]
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     for student in AUTOGRADE_STUDENTS:
-        assert (autograded["course"].root / "autograded" / student / "positional-encoding" / f"{NB}.ipynb").exists()
+        assert (
+            autograded["course"].root / "autograded" / student / "positional-encoding" / f"{NB}.ipynb"
+        ).exists()
 
 
 @pytest.mark.slow
@@ -704,7 +737,9 @@ def test_autograde_hostile_students_earn_nothing_extra(autograded):
 @pytest.mark.slow
 def test_autograde_statuses_in_records(autograded):
     course = autograded["course"]
-    status = {s: {c["grade_id"]: c["status"] for c in course.record(s, NB)["cells"]} for s in AUTOGRADE_STUDENTS}
+    status = {
+        s: {c["grade_id"]: c["status"] for c in course.record(s, NB)["cells"]} for s in AUTOGRADE_STUDENTS
+    }
     assert status["h3_timeout"]["test_embed"] == "timeout"
     assert status["h4_crash"]["test_embed"] == "crashed"
     assert any(e["error"] == "ProsesBerhenti" for e in course.record("h4_crash", NB)["cell_errors"])
@@ -722,8 +757,9 @@ def test_autograde_hostile_files_left_nothing(autograded):
     leaked = [str(p) for p in course.root.rglob("conftest.py") if token in p.read_text(errors="replace")]
     assert leaked == []
     # what the attack itself saw in the kernel (printed into its cell's output)
-    nb = nbformat.read(course.root / "autograded" / "h2_files" / "positional-encoding" / f"{NB}.ipynb",
-                       as_version=4)
+    nb = nbformat.read(
+        course.root / "autograded" / "h2_files" / "positional-encoding" / f"{NB}.ipynb", as_version=4
+    )
     seen = json.dumps(nb.cells[-1].get("outputs", []))
     assert "FileNotFoundError" in seen or "OperationalError" in seen, seen[:2000]
     for success in ("gradebook-written", "reference-found", f"'written', '{course.root}"):
@@ -733,16 +769,25 @@ def test_autograde_hostile_files_left_nothing(autograded):
 @pytest.mark.slow
 def test_autograde_next_students_unaffected(autograded):
     course = autograded["course"]
-    assert _gradebook(course, "z_correct") == {"test_embed": 3.0, "test_one_hot": 1.0, "test_embed_backward": 3.0}
-    assert _gradebook(course, "y_next") == {"test_embed": 2.5, "test_one_hot": 0.0, "test_embed_backward": 3.0}
+    assert _gradebook(course, "z_correct") == {
+        "test_embed": 3.0,
+        "test_one_hot": 1.0,
+        "test_embed_backward": 3.0,
+    }
+    assert _gradebook(course, "y_next") == {
+        "test_embed": 2.5,
+        "test_one_hot": 0.0,
+        "test_embed_backward": 3.0,
+    }
 
 
 @pytest.mark.slow
 def test_autograde_student_outputs_are_not_scores(autograded):
     """Bare ``3.0``, display(), publish_display_data and a tampered test cell never become the score."""
     course = autograded["course"]
-    nb = nbformat.read(course.root / "autograded" / "h1_outputs" / "positional-encoding" / f"{NB}.ipynb",
-                       as_version=4)
+    nb = nbformat.read(
+        course.root / "autograded" / "h1_outputs" / "positional-encoding" / f"{NB}.ipynb", as_version=4
+    )
     test_cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_embed")
     results = [o for o in test_cell.outputs if o.output_type == "execute_result"]
     assert [o.data["text/plain"] for o in results] == ["2.5"]

@@ -23,13 +23,26 @@ PE_COURSE = str(Path(sys.executable).with_name("pe-course"))
 
 
 def pe_course(root: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([PE_COURSE, *args], cwd=root, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "COLUMNS": "200"}, check=False)
+    return subprocess.run(
+        [PE_COURSE, *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "COLUMNS": "200"},
+        check=False,
+    )
 
 
 def test_formgrader_command_serves_the_formgrader_and_stops_cleanly(course_copy):
-    proc = subprocess.Popen([PE_COURSE, "formgrader"], cwd=course_copy.root, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env={**os.environ, "COLUMNS": "200"})
+    proc = subprocess.Popen(
+        [PE_COURSE, "formgrader"],
+        cwd=course_copy.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     try:
         url = next(line.strip() for line in proc.stdout if line.startswith("http://127.0.0.1:"))
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
@@ -50,13 +63,17 @@ def test_formgrader_command_serves_the_formgrader_and_stops_cleanly(course_copy)
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=60) == 0
-    assert subprocess.run(["pgrep", "-f", f"root_dir={course_copy.root}"], capture_output=True).returncode == 1
+    assert (
+        subprocess.run(["pgrep", "-f", f"root_dir={course_copy.root}"], capture_output=True).returncode == 1
+    )
 
 
 def test_feedback_after_manual_grading_carries_the_written_score_offline_and_zipped(course_copy):
     nb = reference_nb("01_embedding")
     course_copy.submit("ani", {"01_embedding": nb})
-    (course_copy.root / "submitted" / "ani" / "positional-encoding" / "catatan-pribadi.pdf").write_bytes(b"%PDF")
+    (course_copy.root / "submitted" / "ani" / "positional-encoding" / "catatan-pribadi.pdf").write_bytes(
+        b"%PDF"
+    )
     graded = pe_course(course_copy.root, "grade", "positional-encoding")
     assert graded.returncode == 0, graded.stdout + graded.stderr
     with course_copy.course.gradebook() as gb:  # what a grader does in formgrader
@@ -104,9 +121,15 @@ def test_interrupting_a_round_stops_everything_and_the_next_run_goes_on(course_c
         course_copy.submit(student, {"01_embedding": nb})
     scratch = Path(tempfile.gettempdir())
     before = {p.name for p in scratch.glob("pe-sandbox-*")}
-    proc = subprocess.Popen([PE_COURSE, "grade", "--jobs", "2"], cwd=course_copy.root, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True,
-                            env={**os.environ, "COLUMNS": "200"})
+    proc = subprocess.Popen(
+        [PE_COURSE, "grade", "--jobs", "2"],
+        cwd=course_copy.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     time.sleep(6)  # both workers are inside sandboxes now
     if how == "SIGTERM":
         proc.send_signal(signal.SIGTERM)  # `kill <pid>`: the main process only
@@ -120,7 +143,12 @@ def test_interrupting_a_round_stops_everything_and_the_next_run_goes_on(course_c
     time.sleep(0.5)
     leftovers = subprocess.run(["pgrep", "-f", str(course_copy.root)], capture_output=True, text=True).stdout
     assert leftovers == "", f"processes left running: {leftovers}"
-    assert subprocess.run(["pgrep", "-f", "/sandbox/worker.py|/sandbox/nbexec.py"], capture_output=True).returncode == 1
+    assert (
+        subprocess.run(
+            ["pgrep", "-f", "/sandbox/worker.py|/sandbox/nbexec.py"], capture_output=True
+        ).returncode
+        == 1
+    )
     assert {p.name for p in scratch.glob("pe-sandbox-*")} <= before, "scratch directories left behind"
     assert not (course_copy.root / ".pe-course" / "work").exists()
     resumed = grade_round(course_copy.course, jobs=2)  # the gradebook is consistent and the round goes on

@@ -10,14 +10,23 @@ from pe_course.intake import canvas_name, lms_zip, skipped_entries
 
 
 def test_skipped_entries_are_listed_with_the_reason(tmp_path):
-    archive = lms_zip(tmp_path / "download.zip", {
-        canvas_name("ani", 11, 21, "01_embedding.ipynb"): b"{}",
-        "../escape.ipynb": b"{}", "/etc/absolute.ipynb": b"{}", "sub/../../up.ipynb": b"{}",
-        canvas_name("ani", 11, 21, "laporan.pdf"): b"%PDF",
-    })
+    archive = lms_zip(
+        tmp_path / "download.zip",
+        {
+            canvas_name("ani", 11, 21, "01_embedding.ipynb"): b"{}",
+            "../escape.ipynb": b"{}",
+            "/etc/absolute.ipynb": b"{}",
+            "sub/../../up.ipynb": b"{}",
+            canvas_name("ani", 11, 21, "laporan.pdf"): b"%PDF",
+        },
+    )
     reasons = dict(skipped_entries(archive))
-    assert set(reasons) == {"../escape.ipynb", "/etc/absolute.ipynb", "sub/../../up.ipynb",
-                            canvas_name("ani", 11, 21, "laporan.pdf")}
+    assert set(reasons) == {
+        "../escape.ipynb",
+        "/etc/absolute.ipynb",
+        "sub/../../up.ipynb",
+        canvas_name("ani", 11, 21, "laporan.pdf"),
+    }
     assert "absolute" in reasons["/etc/absolute.ipynb"] and "'..'" in reasons["../escape.ipynb"]
     assert "not a notebook" in reasons[canvas_name("ani", 11, 21, "laporan.pdf")]
 
@@ -25,11 +34,17 @@ def test_skipped_entries_are_listed_with_the_reason(tmp_path):
 @pytest.mark.slow
 def test_zip_collect_names_every_entry_it_does_not_take_in(course_copy):
     archive_dir = course_copy.root / "downloaded" / "positional-encoding" / "archive"
-    lms_zip(archive_dir / "download.zip", {
-        canvas_name("ani", 11, 21, "01_embedding.ipynb"): nbformat.writes(reference_nb("01_embedding")).encode(),
-        "../escape.ipynb": b"{}", "/etc/absolute.ipynb": b"{}",
-        canvas_name("budi", 12, 22, "catatan.txt"): b"hai",
-    })
+    lms_zip(
+        archive_dir / "download.zip",
+        {
+            canvas_name("ani", 11, 21, "01_embedding.ipynb"): nbformat.writes(
+                reference_nb("01_embedding")
+            ).encode(),
+            "../escape.ipynb": b"{}",
+            "/etc/absolute.ipynb": b"{}",
+            canvas_name("budi", 12, 22, "catatan.txt"): b"hai",
+        },
+    )
     proc = course_copy.nbgrader("zip_collect", "positional-encoding", check=True)
     log = proc.stdout + proc.stderr
     for entry in ("../escape.ipynb", "/etc/absolute.ipynb", "budi_12_22_catatan.txt"):
@@ -51,18 +66,32 @@ def test_misplaced_and_renamed_notebooks_are_moved_when_unambiguous_and_always_n
     messages = tidy_submissions(submitted, "positional-encoding")
     assert (submitted / "ani" / "positional-encoding" / "01_embedding.ipynb").is_file()
     assert (submitted / "budi" / "positional-encoding" / "02_sinusoidal.ipynb").is_file()
-    assert (submitted / "citra" / "positional-encoding" / "03_rotation-1.ipynb").is_file(), "never overwritten"
+    assert (submitted / "citra" / "positional-encoding" / "03_rotation-1.ipynb").is_file(), (
+        "never overwritten"
+    )
     text = "\n".join(messages)
-    assert "ani/positional-encoding/01_embedding (1).ipynb: graded as ani/positional-encoding/01_embedding.ipynb" in text
+    assert (
+        "ani/positional-encoding/01_embedding (1).ipynb: graded as ani/positional-encoding/01_embedding.ipynb"
+        in text
+    )
     assert "budi/02_sinusoidal.ipynb: graded as" in text
-    assert "03_rotation-1.ipynb: looks like 03_rotation.ipynb, but a notebook of that name is already there" in text
+    assert (
+        "03_rotation-1.ipynb: looks like 03_rotation.ipynb, but a notebook of that name is already there"
+        in text
+    )
     assert "tugas.ipynb: not one of the notebooks" in text
     assert len(messages) == 4
 
 
 @pytest.mark.slow  # runs `pytest graders` in a subprocess (the last case grades a notebook)
-@pytest.mark.parametrize(("args", "code"), [(["/nonexistent/01_embedding.ipynb"], 4), (["{tmp}/tugas.ipynb"], 4),
-                                            (["{tmp}/01_embedding (1).ipynb"], 0)])
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["/nonexistent/01_embedding.ipynb"], 4),
+        (["{tmp}/tugas.ipynb"], 4),
+        (["{tmp}/01_embedding (1).ipynb"], 0),
+    ],
+)
 def test_pytest_graders_refuses_a_path_it_cannot_grade(tmp_path, args, code):
     import subprocess
     import sys
@@ -97,7 +126,9 @@ def test_moodle_download_with_a_roster_through_zip_collect(course_copy):
             zf.writestr(zipfile.ZipInfo(name, date_time=when), data)
     (course_copy.root / "roster.csv").write_text(
         "Identifier,Full name,ID number\nParticipant 101,Ani Lestari,2306001\nParticipant 102,Budi Santoso,2306002\n"
-        ",Citra Dewi,2306003\nParticipant 104,Dwi Hartono,2306004\n", encoding="utf-8")
+        ",Citra Dewi,2306003\nParticipant 104,Dwi Hartono,2306004\n",
+        encoding="utf-8",
+    )
     config = course_copy.root / "nbgrader_config.py"
     config.write_text(config.read_text() + '\nc.LmsFileNameCollector.roster = "roster.csv"\n')
     proc = course_copy.nbgrader("zip_collect", "positional-encoding", check=True)
@@ -106,7 +137,11 @@ def test_moodle_download_with_a_roster_through_zip_collect(course_copy):
     assert sorted(p.name for p in submitted.iterdir()) == ["2306001", "2306002", "2306003", "eko-prasetyo"]
     for sid in ("2306001", "2306002", "2306003", "eko-prasetyo"):
         assert (submitted / sid / "positional-encoding" / "01_embedding.ipynb").is_file()
-    assert (submitted / "2306002" / "positional-encoding" / "timestamp.txt").read_text().startswith("2026-11-21 23:59:58")
+    assert (
+        (submitted / "2306002" / "positional-encoding" / "timestamp.txt")
+        .read_text()
+        .startswith("2026-11-21 23:59:58")
+    )
     assert "Eko Prasetyo (participant 105) is not on the roster" in log
     assert "laporan.pdf" in log
     # nbgrader's late-submission policy sees the archive's times: budi's file came after the due date
@@ -116,5 +151,7 @@ def test_moodle_download_with_a_roster_through_zip_collect(course_copy):
     from pe_course.report import collect
 
     grade_round(course_copy.course, students=["2306001", "2306002"], jobs=2)
-    late = {(i.student, i.detail.split(" (")[0]) for i in collect(course_copy.course).issues if i.kind == "late"}
+    late = {
+        (i.student, i.detail.split(" (")[0]) for i in collect(course_copy.course).issues if i.kind == "late"
+    }
     assert late == {("2306002", "submitted 12.0 h after the due date")}

@@ -45,14 +45,16 @@ BASES = st.sampled_from([10000.0, 100.0, 500.0, 1e5, 2.5])
 
 # --- The chapter's published numbers (the specification) -------------------------------------
 # /work/shared/seeds/000_*.txt: "Positional encoding untuk 6 posisi, d_model=8:" as printed by NumPy.
-CHAPTER_PE_6x8 = np.array([
-    [0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0],
-    [0.8415, 0.5403, 0.0998, 0.995, 0.01, 1.0, 0.001, 1.0],
-    [0.9093, -0.4161, 0.1987, 0.9801, 0.02, 0.9998, 0.002, 1.0],
-    [0.1411, -0.99, 0.2955, 0.9553, 0.03, 0.9996, 0.003, 1.0],
-    [-0.7568, -0.6536, 0.3894, 0.9211, 0.04, 0.9992, 0.004, 1.0],
-    [-0.9589, 0.2837, 0.4794, 0.8776, 0.05, 0.9988, 0.005, 1.0],
-])
+CHAPTER_PE_6x8 = np.array(
+    [
+        [0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0],
+        [0.8415, 0.5403, 0.0998, 0.995, 0.01, 1.0, 0.001, 1.0],
+        [0.9093, -0.4161, 0.1987, 0.9801, 0.02, 0.9998, 0.002, 1.0],
+        [0.1411, -0.99, 0.2955, 0.9553, 0.03, 0.9996, 0.003, 1.0],
+        [-0.7568, -0.6536, 0.3894, 0.9211, 0.04, 0.9992, 0.004, 1.0],
+        [-0.9589, 0.2837, 0.4794, 0.8776, 0.05, 0.9988, 0.005, 1.0],
+    ]
+)
 CHAPTER_OMEGA_8 = [1.0, 0.1, 0.01, 0.001]
 CHAPTER_PERIODS_8 = [6.3, 62.8, 628.3, 6283.2]
 CHAPTER_PE_10_0_D32 = -0.5440
@@ -69,7 +71,9 @@ CHAPTER_EMBED_1111 = [[0, 1], [0.1, 1.1], [0.2, 1.2], [0.3, 1.3]]
 # =============================================================================================
 async def _execute(path: Path, cwd: Path) -> tuple[nbformat.NotebookNode, BaseException | None]:
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, kernel_name="python3", timeout=120, resources={"metadata": {"path": str(cwd)}})
+    client = NotebookClient(
+        nb, kernel_name="python3", timeout=120, resources={"metadata": {"path": str(cwd)}}
+    )
     try:
         await client.async_execute()
     except Exception as exc:  # noqa: BLE001 (CellExecutionError, CellTimeoutError, DeadKernelError: reported by the test)
@@ -116,8 +120,9 @@ def test_source_notebook_executes_without_errors(executed, name):
     assert error is None, f"{name}.ipynb failed in a real kernel:\n{error}"
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code, f"{name}.ipynb has no code cells"
-    assert [c.execution_count for c in code] == list(range(1, len(code) + 1)), \
+    assert [c.execution_count for c in code] == list(range(1, len(code) + 1)), (
         f"{name}.ipynb: not every code cell ran, in order"
+    )
     errors = [o for c in code for o in c.outputs if o.output_type == "error"]
     assert errors == [], f"{name}.ipynb produced error outputs: {[e.ename for e in errors]}"
 
@@ -127,14 +132,25 @@ def test_source_notebook_executes_without_errors(executed, name):
 # =============================================================================================
 def test_reference_defines_every_graded_function(reference):
     graded = {
-        c.metadata["nbgrader"]["grade_id"][len("solution_"):]
+        c.metadata["nbgrader"]["grade_id"][len("solution_") :]
         for name in NOTEBOOKS
         for c in nbformat.read(SOURCE / f"{name}.ipynb", as_version=4).cells
         if c.cell_type == "code" and c.get("metadata", {}).get("nbgrader", {}).get("solution")
     }
-    assert graded == {"embed", "one_hot", "embed_backward", "frequencies", "positional_encoding",
-                      "rotation_matrix", "shift_encoding", "apply_rope", "rope_scores",
-                      "position_similarity", "offset_similarity", "self_attention"}
+    assert graded == {
+        "embed",
+        "one_hot",
+        "embed_backward",
+        "frequencies",
+        "positional_encoding",
+        "rotation_matrix",
+        "shift_encoding",
+        "apply_rope",
+        "rope_scores",
+        "position_similarity",
+        "offset_similarity",
+        "self_attention",
+    }
     assert graded <= set(reference), f"not loaded from the source notebooks: {graded - set(reference)}"
 
 
@@ -171,7 +187,9 @@ def test_embed_edge_lengths(reference):
     np.testing.assert_allclose(ints, [[3, 4], [2, 3]])
 
 
-@pytest.mark.parametrize(("ids", "pos_rows"), [([0, 1, 2, 0, 1], 4), ([0, 1], 1), ([2, 2, 2], 1), ([0] * 9, 8)])
+@pytest.mark.parametrize(
+    ("ids", "pos_rows"), [([0, 1, 2, 0, 1], 4), ([0, 1], 1), ([2, 2, 2], 1), ([0] * 9, 8)]
+)
 def test_embed_rejects_sequences_longer_than_block_size(reference, ids, pos_rows):
     pos = np.arange(pos_rows * 2, dtype=float).reshape(pos_rows, 2)
     with pytest.raises(ValueError):
@@ -289,8 +307,9 @@ ANGLES = st.floats(-20, 20, allow_nan=False, allow_infinity=False)
 def test_rotation_matrix_turns_sin_cos_pair(reference, theta, a):
     m = reference["rotation_matrix"](theta)
     assert m.shape == (2, 2)
-    np.testing.assert_allclose(m @ [math.sin(a), math.cos(a)], [math.sin(a + theta), math.cos(a + theta)],
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        m @ [math.sin(a), math.cos(a)], [math.sin(a + theta), math.cos(a + theta)], rtol=0, atol=1e-12
+    )
     np.testing.assert_allclose(m @ m.T, np.eye(2), rtol=0, atol=1e-12)
     assert math.isclose(np.linalg.det(m), 1.0, abs_tol=1e-12)
 
@@ -303,9 +322,9 @@ def test_shift_encoding_moves_pe_rows_by_k(reference, p, data, rows, d_model, ba
     one = reference["shift_encoding"](table[p], k, base)
     assert one.shape == (d_model,)
     np.testing.assert_allclose(one, table[p + k], rtol=0, atol=1e-9)
-    many = reference["shift_encoding"](table[p:p + rows], k, base)
+    many = reference["shift_encoding"](table[p : p + rows], k, base)
     assert many.shape == (rows, d_model)
-    np.testing.assert_allclose(many, table[p + k:p + k + rows], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(many, table[p + k : p + k + rows], rtol=0, atol=1e-9)
 
 
 def test_shift_encoding_negative_k_and_odd_width(reference):
@@ -355,8 +374,14 @@ def test_apply_rope_default_positions_and_odd_width(reference):
 
 
 @SETTINGS
-@given(data=st.data(), tq=st.integers(1, 5), tk=st.integers(1, 5), half=st.integers(1, 4),
-       shift=st.integers(1, 30), base=BASES)
+@given(
+    data=st.data(),
+    tq=st.integers(1, 5),
+    tk=st.integers(1, 5),
+    half=st.integers(1, 4),
+    shift=st.integers(1, 30),
+    base=BASES,
+)
 def test_rope_scores_depend_only_on_offset(reference, data, tq, tk, half, shift, base):
     d = 2 * half
     q, k = data.draw(matrix(tq, d), label="q"), data.draw(matrix(tk, d), label="k")
@@ -425,8 +450,9 @@ def test_offset_similarity_equals_pe_dot_product(reference, p, offset, d_model, 
     if q < 0:
         p, q = p - offset, p  # keep both positions in the table: PE(p)·PE(p + offset) is symmetric
     pe = reference["positional_encoding"](max(p, q) + 1, d_model, base)
-    assert math.isclose(reference["offset_similarity"](offset, d_model, base), pe[p] @ pe[q],
-                        rel_tol=1e-9, abs_tol=1e-9)
+    assert math.isclose(
+        reference["offset_similarity"](offset, d_model, base), pe[p] @ pe[q], rel_tol=1e-9, abs_tol=1e-9
+    )
 
 
 def _softmax_rows(scores):
@@ -512,7 +538,9 @@ def printed_matrix(text: str, header: str) -> np.ndarray:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "grade_id"), [("02_sinusoidal", "demo_pe_table"), ("03_rotation", "demo_recap")])
+@pytest.mark.parametrize(
+    ("name", "grade_id"), [("02_sinusoidal", "demo_pe_table"), ("03_rotation", "demo_recap")]
+)
 def test_output_pe_table(executed, reference, name, grade_id):
     text = stdout(cell(executed_nb(executed, name), grade_id))
     assert np_str(reference["positional_encoding"](6, 8)) in text
@@ -522,17 +550,22 @@ def test_output_pe_table(executed, reference, name, grade_id):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "grade_id"), [("02_sinusoidal", "demo_frequencies"), ("03_rotation", "demo_recap")])
+@pytest.mark.parametrize(
+    ("name", "grade_id"), [("02_sinusoidal", "demo_frequencies"), ("03_rotation", "demo_recap")]
+)
 def test_output_periods(executed, reference, name, grade_id):
     text = stdout(cell(executed_nb(executed, name), grade_id))
     for i, (w, period) in enumerate(zip(reference["frequencies"](8), CHAPTER_PERIODS_8, strict=True)):
         assert f"periode ~ {period} posisi" in text
-        assert f"kolom {2 * i}-{2 * i + 1}: omega = {w:.4f}   (periode ~ {2 * math.pi / w:.1f} posisi)" in text
+        assert (
+            f"kolom {2 * i}-{2 * i + 1}: omega = {w:.4f}   (periode ~ {2 * math.pi / w:.1f} posisi)" in text
+        )
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "grade_id"), [("02_sinusoidal", "demo_pe_table"),
-                                                ("04_similarity", "demo_similarity_curve")])
+@pytest.mark.parametrize(
+    ("name", "grade_id"), [("02_sinusoidal", "demo_pe_table"), ("04_similarity", "demo_similarity_curve")]
+)
 def test_output_pe_pos10(executed, reference, name, grade_id):
     text = stdout(cell(executed_nb(executed, name), grade_id))
     value = reference["positional_encoding"](11, 32)[10, 0]
@@ -541,8 +574,9 @@ def test_output_pe_pos10(executed, reference, name, grade_id):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "grade_id"), [("02_sinusoidal", "demo_rotation"),
-                                                ("03_rotation", "demo_rotation_check")])
+@pytest.mark.parametrize(
+    ("name", "grade_id"), [("02_sinusoidal", "demo_rotation"), ("03_rotation", "demo_rotation_check")]
+)
 def test_output_rotation_check(executed, name, grade_id):
     text = stdout(cell(executed_nb(executed, name), grade_id))
     for i, published in CHAPTER_ROTATION.items():
@@ -581,7 +615,9 @@ PLOT_CELLS = [
 @pytest.mark.parametrize(("name", "grade_id"), PLOT_CELLS)
 def test_demo_plots_are_png_images(executed, name, grade_id):
     outputs = cell(executed_nb(executed, name), grade_id).outputs
-    images = [o.data["image/png"] for o in outputs if o.output_type == "display_data" and "image/png" in o.data]
+    images = [
+        o.data["image/png"] for o in outputs if o.output_type == "display_data" and "image/png" in o.data
+    ]
     assert len(images) == 1, f"{name} {grade_id}: expected one image/png output, got {len(images)}"
     assert base64.b64decode(images[0]).startswith(b"\x89PNG\r\n\x1a\n")
 

@@ -15,8 +15,10 @@ from test_batch import CLASS, _submit_class
 from pe_course.batch import grade_round
 
 ADMIN_URL = os.environ.get("PE_COURSE_TEST_POSTGRES")
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not ADMIN_URL, reason="PE_COURSE_TEST_POSTGRES (a PostgreSQL admin URL) not set")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not ADMIN_URL, reason="PE_COURSE_TEST_POSTGRES (a PostgreSQL admin URL) not set"),
+]
 
 
 @pytest.fixture

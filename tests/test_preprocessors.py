@@ -31,20 +31,34 @@ RUBRIC = "\n\n<!-- BEGIN MARK SCHEME -->\n**Rubrik penilaian:** 1 poin untuk dim
 
 
 def meta(**fields) -> dict:
-    return {"nbgrader": {"schema_version": 3, "task": False, "grade": False, "solution": False, "locked": False,
-                         **fields}}
+    return {
+        "nbgrader": {
+            "schema_version": 3,
+            "task": False,
+            "grade": False,
+            "solution": False,
+            "locked": False,
+            **fields,
+        }
+    }
 
 
 def source_notebook():
     cells = [
         nbformat.v4.new_markdown_cell("# Judul"),
-        nbformat.v4.new_code_cell("def f(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION",
-                                  metadata=meta(solution=True, grade_id="solution_f")),
-        nbformat.v4.new_code_cell("assert f(1) == 1", metadata=meta(grade=True, locked=True, points=2,
-                                                                       grade_id="test_f")),
-        nbformat.v4.new_markdown_cell("## Pertanyaan" + RUBRIC, metadata=meta(locked=True, grade_id="question_q")),
-        nbformat.v4.new_markdown_cell("Jawaban contoh.", metadata=meta(grade=True, solution=True, points=2,
-                                                                       grade_id="answer_q")),
+        nbformat.v4.new_code_cell(
+            "def f(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION",
+            metadata=meta(solution=True, grade_id="solution_f"),
+        ),
+        nbformat.v4.new_code_cell(
+            "assert f(1) == 1", metadata=meta(grade=True, locked=True, points=2, grade_id="test_f")
+        ),
+        nbformat.v4.new_markdown_cell(
+            "## Pertanyaan" + RUBRIC, metadata=meta(locked=True, grade_id="question_q")
+        ),
+        nbformat.v4.new_markdown_cell(
+            "Jawaban contoh.", metadata=meta(grade=True, solution=True, points=2, grade_id="answer_q")
+        ),
     ]
     return nbformat.v4.new_notebook(cells=cells)
 
@@ -52,8 +66,14 @@ def source_notebook():
 @pytest.fixture
 def resources(tmp_path):
     """A gradebook that knows notebook "nb" of assignment "a", as generate_assignment leaves it."""
-    res = {"nbgrader": {"db_url": f"sqlite:///{tmp_path / 'gradebook.db'}", "assignment": "a", "notebook": "nb",
-                        "student": "ani"}}
+    res = {
+        "nbgrader": {
+            "db_url": f"sqlite:///{tmp_path / 'gradebook.db'}",
+            "assignment": "a",
+            "notebook": "nb",
+            "student": "ani",
+        }
+    }
     with Gradebook(res["nbgrader"]["db_url"]) as gb:
         gb.add_assignment("a")
     nb = source_notebook()
@@ -105,7 +125,9 @@ def test_metadata_is_repaired_from_the_gradebook_not_from_the_submission(resourc
     nb = released()
     cell(nb, "test_f").metadata.nbgrader["points"] = 100  # a student granting themselves points
     cell(nb, "solution_f").metadata.nbgrader["schema_version"] = 99
-    nb.cells.append(nbformat.v4.new_code_cell("x = 1", metadata=meta(grade=True, points=5, grade_id="test_extra")))
+    nb.cells.append(
+        nbformat.v4.new_code_cell("x = 1", metadata=meta(grade=True, points=5, grade_id="test_extra"))
+    )
     nb, _ = RepairMetadata().preprocess(nb, copy.deepcopy(resources))
     assert cell(nb, "test_f").metadata.nbgrader["points"] == 2
     assert cell(nb, "solution_f").metadata.nbgrader["schema_version"] == 3
@@ -125,7 +147,10 @@ def test_a_duplicated_cell_counts_once_and_is_noted(resources):
 
 def test_only_plain_text_images_and_errors_come_back_from_the_sandbox():
     outputs = [
-        {"output_type": "display_data", "data": {"text/html": "<script>steal()</script>", "text/plain": "ok"}},
+        {
+            "output_type": "display_data",
+            "data": {"text/html": "<script>steal()</script>", "text/plain": "ok"},
+        },
         {"output_type": "display_data", "data": {"application/javascript": "steal()"}},
         {"output_type": "stream", "name": "stdout", "text": "halo\n"},
         {"output_type": "stream", "name": "weird", "text": "x"},
@@ -141,11 +166,23 @@ def test_only_plain_text_images_and_errors_come_back_from_the_sandbox():
 
 def test_the_pipelines_are_nbgraders_defaults_with_our_steps_named():
     names = lambda steps: [s.__name__ for s in steps]  # noqa: E731
-    assert names(SANITIZE_PREPROCESSORS) == ["RepairMetadata", "ClearOutput", "DeduplicateIds", "ForgetDuplicates",
-                                             "OverwriteKernelspec", "RobustOverwriteCells", "CheckCellMetadata"]
+    assert names(SANITIZE_PREPROCESSORS) == [
+        "RepairMetadata",
+        "ClearOutput",
+        "DeduplicateIds",
+        "ForgetDuplicates",
+        "OverwriteKernelspec",
+        "RobustOverwriteCells",
+        "CheckCellMetadata",
+    ]
     assert names(AUTOGRADE_PREPROCESSORS)[:3] == ["SandboxedExecute", "ScoreWithGraders", "IgnorePattern"]
     assert "Execute" not in names(AUTOGRADE_PREPROCESSORS)
-    assert names(FEEDBACK_PREPROCESSORS) == ["GetGrades", "ClearHiddenTests", "RenderMath", "CSSHTMLHeaderPreprocessor"]
+    assert names(FEEDBACK_PREPROCESSORS) == [
+        "GetGrades",
+        "ClearHiddenTests",
+        "RenderMath",
+        "CSSHTMLHeaderPreprocessor",
+    ]
     with pytest.raises(RuntimeError, match="no"):
         adapted([DeduplicateIds], replace={SaveCells: ForgetDuplicates})
 

@@ -51,23 +51,44 @@ def test_readme_instructor_round_runs_as_written_on_a_fresh_copy(tmp_path):
     text = (REPO / "README.md").read_text(encoding="utf-8")
     block = next(c for c in _commands() if c.startswith("pe-course build"))
     lines = [line.split("#")[0].strip() for line in block.splitlines() if line.split("#")[0].strip()]
-    assert [line.split()[1] for line in lines] == ["build", "zip_collect", "grade", "formgrader", "feedback",
-                                                   "report"], text[:0]
+    assert [line.split()[1] for line in lines] == [
+        "build",
+        "zip_collect",
+        "grade",
+        "formgrader",
+        "feedback",
+        "report",
+    ], text[:0]
     root = tmp_path / "clone"
     for name in ("source", "release", "graders"):
         shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
     shutil.copy(REPO / "nbgrader_config.py", root)
     nb = nbformat.writes(reference_nb("01_embedding")).encode()
-    lms_zip(root / "downloaded" / "positional-encoding" / "archive" / "download.zip",
-            {canvas_name("ani", 1, 2, "01_embedding.ipynb"): nb, canvas_name("budi", 3, 4, "01_embedding (1).ipynb"): nb})
+    lms_zip(
+        root / "downloaded" / "positional-encoding" / "archive" / "download.zip",
+        {
+            canvas_name("ani", 1, 2, "01_embedding.ipynb"): nb,
+            canvas_name("budi", 3, 4, "01_embedding (1).ipynb"): nb,
+        },
+    )
     bindir = os.path.dirname(sys.executable)
     for line in lines:
         if line.startswith("pe-course formgrader"):
             continue
         argv = line.split()
-        proc = subprocess.run([os.path.join(bindir, argv[0]), *argv[1:]], cwd=root, capture_output=True, text=True,
-                              timeout=540, env={**os.environ, "COLUMNS": "200"}, check=False)
+        proc = subprocess.run(
+            [os.path.join(bindir, argv[0]), *argv[1:]],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=540,
+            env={**os.environ, "COLUMNS": "200"},
+            check=False,
+        )
         assert proc.returncode == 0, f"{line}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
         assert "Traceback" not in proc.stdout + proc.stderr, line
     assert (root / "feedback-zips" / "positional-encoding" / "ani.zip").is_file()
-    assert {p.name for p in (root / "reports" / "positional-encoding").iterdir()} >= {"report.html", "grades.csv"}
+    assert {p.name for p in (root / "reports" / "positional-encoding").iterdir()} >= {
+        "report.html",
+        "grades.csv",
+    }

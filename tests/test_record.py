@@ -27,22 +27,59 @@ from pe_course.record import (
 
 
 def sample_record() -> GradingRecord:
-    failed = CheckResult("empty", "ids kosong", False, 0.0, 1.0, "embed([], ...): bentuk salah; didapat (0,), "
-                         "seharusnya (0, 2).", "K3", "`ids` boleh kosong", "embed([], tok, pos)", "(0, 2)", "(0,)")
-    cells = [CellResult("test_embed", "embed", 2.0, 3.0, CellStatus.OK,
-                        [CheckResult("example", "contoh dari bab", True, 2.0, 2.0), failed],
-                        [{"id": "concat-not-add", "hint": "Jumlahkan, jangan gabungkan."}]),
-             CellResult("test_one_hot", "one_hot", 0.0, 1.0, CellStatus.TIMEOUT)]
-    return GradingRecord("01_embedding", cells, "bwrap", notes=[Note(NoteKind.RESTORED_CELL, "test_one_hot")],
-                         timed_out_cells=[7], seconds=1.23456, student="ani", assignment="positional-encoding",
-                         resources={"score": {"peak_memory": 2 * 2**30, "memory_limit": 2 * 2**30, "hits": ["memory"],
-                                              "peak_processes": 3, "process_limit": 64, "cpu_seconds": 1.0,
-                                              "cpu_limit": 300.0}})
+    failed = CheckResult(
+        "empty",
+        "ids kosong",
+        False,
+        0.0,
+        1.0,
+        "embed([], ...): bentuk salah; didapat (0,), seharusnya (0, 2).",
+        "K3",
+        "`ids` boleh kosong",
+        "embed([], tok, pos)",
+        "(0, 2)",
+        "(0,)",
+    )
+    cells = [
+        CellResult(
+            "test_embed",
+            "embed",
+            2.0,
+            3.0,
+            CellStatus.OK,
+            [CheckResult("example", "contoh dari bab", True, 2.0, 2.0), failed],
+            [{"id": "concat-not-add", "hint": "Jumlahkan, jangan gabungkan."}],
+        ),
+        CellResult("test_one_hot", "one_hot", 0.0, 1.0, CellStatus.TIMEOUT),
+    ]
+    return GradingRecord(
+        "01_embedding",
+        cells,
+        "bwrap",
+        notes=[Note(NoteKind.RESTORED_CELL, "test_one_hot")],
+        timed_out_cells=[7],
+        seconds=1.23456,
+        student="ani",
+        assignment="positional-encoding",
+        resources={
+            "score": {
+                "peak_memory": 2 * 2**30,
+                "memory_limit": 2 * 2**30,
+                "hits": ["memory"],
+                "peak_processes": 3,
+                "process_limit": 64,
+                "cpu_seconds": 1.0,
+                "cpu_limit": 300.0,
+            }
+        },
+    )
 
 
 def test_the_schema_in_docs_is_generated_from_the_classes():
     committed = json.loads((REPO / "docs" / "grading-record.schema.json").read_text(encoding="utf-8"))
-    assert committed == json_schema(), "run `python -m pe_course.record` to regenerate docs/grading-record.schema.json"
+    assert committed == json_schema(), (
+        "run `python -m pe_course.record` to regenerate docs/grading-record.schema.json"
+    )
 
 
 def test_a_written_record_follows_the_schema_and_reads_back_the_same():
@@ -66,16 +103,28 @@ def test_the_schema_rejects_an_unknown_status_or_note_kind():
 
 
 def test_version_2_notes_and_damaged_parts_are_read_safely(tmp_path):
-    data = sample_record().to_dict() | {"version": 2, "notes": ["restored-cell: test_embed", "grader-error",
-                                                                "free text", 42, {"kind": "bogus", "detail": "x"}]}
+    data = sample_record().to_dict() | {
+        "version": 2,
+        "notes": [
+            "restored-cell: test_embed",
+            "grader-error",
+            "free text",
+            42,
+            {"kind": "bogus", "detail": "x"},
+        ],
+    }
     data["cells"].append("not a cell")
     data["cells"][1]["status"] = "exploded"
     data["cells"][0]["checks"].append(None)
     path = tmp_path / "01_embedding.grading.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     record = GradingRecord.read(path)
-    assert [str(n) for n in record.notes] == ["restored-cell: test_embed", "grader-error", "note: free text",
-                                               "note: bogus: x"]
+    assert [str(n) for n in record.notes] == [
+        "restored-cell: test_embed",
+        "grader-error",
+        "note: free text",
+        "note: bogus: x",
+    ]
     assert [c.status for c in record.cells] == [CellStatus.OK, CellStatus.ERROR]
     assert len(record.cells[0].checks) == 2
     path.write_text("[1, 2]", encoding="utf-8")
@@ -89,7 +138,10 @@ def test_attention_is_decided_in_one_place():
     assert kinds == ["restored-cell", "timeout", "resource-limit", "timeout"]
     assert found[0] == Attention("restored-cell", "test_one_hot")
     assert "over the memory limit" in found[2].detail and found[3].detail == "test_one_hot (one_hot)"
-    assert GradingRecord("01_embedding", [CellResult("test_embed", "embed", 3.0, 3.0)], "bwrap").attention() == []
+    assert (
+        GradingRecord("01_embedding", [CellResult("test_embed", "embed", 3.0, 3.0)], "bwrap").attention()
+        == []
+    )
 
 
 @pytest.mark.parametrize("status", list(CellStatus), ids=str)

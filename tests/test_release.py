@@ -67,7 +67,7 @@ def gid(c) -> str:
 
 
 def solution_functions(nb) -> list[str]:
-    return [gid(c)[len("solution_"):] for c in nb.cells if c.cell_type == "code" and meta(c).get("solution")]
+    return [gid(c)[len("solution_") :] for c in nb.cells if c.cell_type == "code" and meta(c).get("solution")]
 
 
 def region_only_lines(nb, markers: tuple[str, str]) -> set[str]:
@@ -135,9 +135,14 @@ def source_cell_lines(name: str, grade_id: str) -> list[str]:
 
 def _paste_solution_line(nb):
     stub = next(c for c in nb.cells if gid(c) == "solution_embed")
-    leaked = next(line for line in source_cell_lines("01_embedding", "solution_embed")
-                  if line.strip().startswith("return "))
-    stub.source = stub.source.replace("    raise NotImplementedError(", f"{leaked}\n    raise NotImplementedError(")
+    leaked = next(
+        line
+        for line in source_cell_lines("01_embedding", "solution_embed")
+        if line.strip().startswith("return ")
+    )
+    stub.source = stub.source.replace(
+        "    raise NotImplementedError(", f"{leaked}\n    raise NotImplementedError("
+    )
 
 
 def _add_hidden_marker(nb):
@@ -165,14 +170,17 @@ def _remove_stub(nb):
     c.source = c.source.replace("raise NotImplementedError(", "pass  # (")
 
 
-@pytest.mark.parametrize(("breakage", "expected"), [
-    (_paste_solution_line, "solution text leaked"),
-    (_add_hidden_marker, "hidden-test markers"),
-    (_leak_rubric, "rubric"),
-    (_add_outputs, "has outputs"),
-    (_add_execution_count, "has outputs"),
-    (_remove_stub, "without a NotImplementedError stub"),
-])
+@pytest.mark.parametrize(
+    ("breakage", "expected"),
+    [
+        (_paste_solution_line, "solution text leaked"),
+        (_add_hidden_marker, "hidden-test markers"),
+        (_leak_rubric, "rubric"),
+        (_add_outputs, "has outputs"),
+        (_add_execution_count, "has outputs"),
+        (_remove_stub, "without a NotImplementedError stub"),
+    ],
+)
 def test_release_problems_reports_broken_release(tmp_path, breakage, expected):
     broken = tmp_path / "release"
     shutil.copytree(RELEASE, broken)
@@ -216,8 +224,12 @@ def test_no_inert_hidden_tests_in_source_or_release(name):
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_release_written_answers_are_stubs(name):
     stub = Course(REPO).config().ClearSolutions.text_stub
-    answers = {gid(c): c for c in source_nb(name).cells if c.cell_type == "markdown" and meta(c).get("solution")}
-    released = {gid(c): c for c in release_nb(name).cells if c.cell_type == "markdown" and meta(c).get("solution")}
+    answers = {
+        gid(c): c for c in source_nb(name).cells if c.cell_type == "markdown" and meta(c).get("solution")
+    }
+    released = {
+        gid(c): c for c in release_nb(name).cells if c.cell_type == "markdown" and meta(c).get("solution")
+    }
     assert set(released) == set(answers)
     lines = release_lines(release_nb(name))
     for grade_id, c in released.items():
@@ -235,7 +247,9 @@ def _plain(source: str) -> str:
 def test_release_stubs_raise_not_implemented(name, reference):
     nb = release_nb(name)
     functions = solution_functions(nb)
-    assert functions and set(functions) <= set(CALLS), f"{name}: no call arguments for {set(functions) - set(CALLS)}"
+    assert functions and set(functions) <= set(CALLS), (
+        f"{name}: no call arguments for {set(functions) - set(CALLS)}"
+    )
     namespace: dict = {"__name__": f"release_{name}"}
     for c in nb.cells:
         if c.cell_type == "code" and "setup" in c.get("metadata", {}).get("tags", []):
@@ -255,8 +269,9 @@ def test_release_stubs_raise_not_implemented(name, reference):
 # =============================================================================================
 async def _execute(path: Path, cwd: Path):
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, kernel_name="python3", timeout=120, allow_errors=True,
-                            resources={"metadata": {"path": str(cwd)}})
+    client = NotebookClient(
+        nb, kernel_name="python3", timeout=120, allow_errors=True, resources={"metadata": {"path": str(cwd)}}
+    )
     await client.async_execute()
     return nb
 
@@ -281,15 +296,19 @@ def test_release_executes_with_only_not_implemented_errors(executed_release, nam
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(c.execution_count for c in code), f"{name}: not every code cell ran"
     errors = {gid(c): [o for o in c.outputs if o.output_type == "error"] for c in code}
-    other = {g: [e.ename for e in errs] for g, errs in errors.items()
-             if any(e.ename != "NotImplementedError" for e in errs)}
+    other = {
+        g: [e.ename for e in errs]
+        for g, errs in errors.items()
+        if any(e.ename != "NotImplementedError" for e in errs)
+    }
     assert other == {}, f"{name}: cells failing for another reason than the stubs: {other}"
     for c in code:
         if "setup" in c.get("metadata", {}).get("tags", []):
             assert errors[gid(c)] == [], f"{name} {gid(c)}: a setup cell fails"
     for fn in solution_functions(nb):
-        assert [e.ename for e in errors[f"test_{fn}"]] == ["NotImplementedError"], \
+        assert [e.ename for e in errors[f"test_{fn}"]] == ["NotImplementedError"], (
             f"{name} test_{fn} should stop at the stub of {fn}"
+        )
 
 
 # =============================================================================================
@@ -299,8 +318,11 @@ def test_release_executes_with_only_not_implemented_errors(executed_release, nam
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_committed_notebooks_have_no_outputs(folder, name):
     nb = nbformat.read(folder / f"{name}.ipynb", as_version=4)
-    dirty = [gid(c) or index for index, c in enumerate(nb.cells)
-             if c.cell_type == "code" and (c.outputs or c.execution_count is not None)]
+    dirty = [
+        gid(c) or index
+        for index, c in enumerate(nb.cells)
+        if c.cell_type == "code" and (c.outputs or c.execution_count is not None)
+    ]
     assert dirty == [], f"{folder.name}/{name}.ipynb: cells with outputs or execution counts: {dirty}"
 
 
@@ -318,16 +340,21 @@ def test_graded_functions_have_one_solution_and_one_test_cell(name):
         for fn in functions:
             tests = [c for c in nb.cells if c.cell_type == "code" and gid(c) == f"test_{fn}"]
             solutions = [c for c in nb.cells if c.cell_type == "code" and gid(c) == f"solution_{fn}"]
-            assert len(tests) == 1 and len(solutions) == 1, f"{name} {fn}: {len(tests)} tests, {len(solutions)} solutions"
+            assert len(tests) == 1 and len(solutions) == 1, (
+                f"{name} {fn}: {len(tests)} tests, {len(solutions)} solutions"
+            )
             test_meta, solution_meta = meta(tests[0]), meta(solutions[0])
             assert test_meta.get("grade") and test_meta.get("locked") and not test_meta.get("solution")
             assert solution_meta.get("solution") and not solution_meta.get("grade")
-            assert test_meta.get("points") == suite.max_score(fn), \
+            assert test_meta.get("points") == suite.max_score(fn), (
                 f"{name} test_{fn}: {test_meta.get('points')} points, graders give at most {suite.max_score(fn)}"
+            )
 
 
 def written_answers(nb) -> list:
-    return [c for c in nb.cells if c.cell_type == "markdown" and meta(c).get("grade") and meta(c).get("solution")]
+    return [
+        c for c in nb.cells if c.cell_type == "markdown" and meta(c).get("grade") and meta(c).get("solution")
+    ]
 
 
 def test_written_answers_are_manually_graded():
@@ -340,8 +367,11 @@ def test_written_answers_are_manually_graded():
 def test_points_table():
     for folder in (SOURCE, RELEASE):
         table = {
-            name: sum(meta(c).get("points", 0) for c in nbformat.read(folder / f"{name}.ipynb", as_version=4).cells
-                      if meta(c).get("grade"))
+            name: sum(
+                meta(c).get("points", 0)
+                for c in nbformat.read(folder / f"{name}.ipynb", as_version=4).cells
+                if meta(c).get("grade")
+            )
             for name in NOTEBOOKS
         }
         assert table == POINTS_PER_NOTEBOOK, f"{folder.name}: {table}"
@@ -349,15 +379,37 @@ def test_points_table():
 
 
 def test_readme_points_table_is_generated_from_the_notebooks():
-    assert readme_points_table(REPO / "README.md") == points_table(SOURCE), \
+    assert readme_points_table(REPO / "README.md") == points_table(SOURCE), (
         "README points table is stale: run `python -m pe_course.catalogue --readme`"
+    )
 
 
 # =============================================================================================
 # 7. Student-facing text is Indonesian
 # =============================================================================================
-INDONESIAN = {"yang", "dan", "posisi", "harus", "salah", "seharusnya", "diharapkan", "bentuk", "untuk", "nilai",
-              "dengan", "tidak", "bila", "jika", "didapat", "sama", "bukan", "hasil", "tiap", "boleh", "baris"}
+INDONESIAN = {
+    "yang",
+    "dan",
+    "posisi",
+    "harus",
+    "salah",
+    "seharusnya",
+    "diharapkan",
+    "bentuk",
+    "untuk",
+    "nilai",
+    "dengan",
+    "tidak",
+    "bila",
+    "jika",
+    "didapat",
+    "sama",
+    "bukan",
+    "hasil",
+    "tiap",
+    "boleh",
+    "baris",
+}
 ENGLISH = {"the", "should", "must", "expected", "wrong", "got", "instead", "received", "returns", "incorrect"}
 
 
@@ -372,7 +424,9 @@ def test_release_markdown_is_indonesian_with_hints(name):
     details = re.findall(r"<details>(.*?)</details>", markdown, flags=re.S)
     assert details, f"{name}: no <details> hint blocks"
     for block in details:
-        assert re.match(r"\s*<summary>Petunjuk \d+</summary>", block), f"{name}: hint without 'Petunjuk': {block[:60]!r}"
+        assert re.match(r"\s*<summary>Petunjuk \d+</summary>", block), (
+            f"{name}: hint without 'Petunjuk': {block[:60]!r}"
+        )
 
 
 def assert_messages(source: str) -> list[str]:
@@ -409,10 +463,14 @@ def test_released_text_speaks_in_one_register(name):
     import re
 
     text = "\n".join(c.source for c in release_nb(name).cells)
-    assert not re.search(r"\bkamu\b|\b\w+mu\b(?<!\bilmu)", text, flags=re.IGNORECASE), "another register than 'Anda'"
+    assert not re.search(r"\bkamu\b|\b\w+mu\b(?<!\bilmu)", text, flags=re.IGNORECASE), (
+        "another register than 'Anda'"
+    )
     assert "cek terlihat" not in text
     prose = "\n".join(c.source for c in release_nb(name).cells if c.cell_type == "markdown")
-    assert not re.search(r"\b\d+,\d+\b", re.sub(r"`[^`]*`|\$[^$]*\$", "", prose)), "decimal comma in the prose"
+    assert not re.search(r"\b\d+,\d+\b", re.sub(r"`[^`]*`|\$[^$]*\$", "", prose)), (
+        "decimal comma in the prose"
+    )
 
 
 def banned_phrases() -> list[str]:

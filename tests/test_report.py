@@ -31,7 +31,7 @@ ASSIGNMENT = "positional-encoding"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PLOTS = 4  # total histogram, per-notebook histograms, test cells, checks
 
-SIN_COS_SWAPPED = '''def positional_encoding(length, d_model, base=10000.0):
+SIN_COS_SWAPPED = """def positional_encoding(length, d_model, base=10000.0):
     if d_model <= 0 or d_model % 2 != 0:
         raise ValueError(f"d_model harus genap dan positif, didapat {d_model}")
     if length < 0:
@@ -42,7 +42,7 @@ SIN_COS_SWAPPED = '''def positional_encoding(length, d_model, base=10000.0):
     pe[:, 0::2] = np.cos(angles)
     pe[:, 1::2] = np.sin(angles)
     return pe
-'''
+"""
 
 HOSTILE_ID = "\"'><script>alert('id')<!--"
 HOSTILE_TEXT = "</td></tr></table><script>alert('msg')</script><img src=x onerror=alert(1)>"
@@ -56,10 +56,16 @@ def graded(_course_template, tmp_path_factory) -> CourseCopy:
     copy = CourseCopy(root)
     copy.submit("alice", {n: reference_nb(n) for n in ("01_embedding", "02_sinusoidal")})
     copy.submit("bob", {n: release_nb(n) for n in ("01_embedding", "02_sinusoidal")})
-    copy.submit("carol", {"02_sinusoidal": with_code(reference_nb("02_sinusoidal"), "positional_encoding",
-                                                      SIN_COS_SWAPPED)})
+    copy.submit(
+        "carol",
+        {"02_sinusoidal": with_code(reference_nb("02_sinusoidal"), "positional_encoding", SIN_COS_SWAPPED)},
+    )
     proc = copy.nbgrader("autograde", ASSIGNMENT, check=False)
-    for student, notebook in (("alice", "01_embedding"), ("bob", "02_sinusoidal"), ("carol", "02_sinusoidal")):
+    for student, notebook in (
+        ("alice", "01_embedding"),
+        ("bob", "02_sinusoidal"),
+        ("carol", "02_sinusoidal"),
+    ):
         record = root / "autograded" / student / ASSIGNMENT / f"{notebook}.grading.json"
         assert record.is_file(), f"autograde did not grade {student}/{notebook}:\n{proc.stderr[-4000:]}"
     return copy
@@ -121,7 +127,7 @@ def parse(path: Path) -> tuple[str, Page]:
 def png_of(img: dict[str, str]) -> bytes:
     prefix = "data:image/png;base64,"
     assert img["src"].startswith(prefix)
-    return base64.b64decode(img["src"][len(prefix):], validate=True)
+    return base64.b64decode(img["src"][len(prefix) :], validate=True)
 
 
 def assert_readable_png(data: bytes) -> None:
@@ -155,18 +161,28 @@ def test_collect_matches_gradebook_and_records(graded):
     # missing notebooks: no submitted file (nbgrader scored them 0)
     assert data.student("alice").missing == ["03_rotation", "04_similarity"]
     assert data.student("carol").missing == ["01_embedding", "03_rotation", "04_similarity"]
-    assert ("carol", "01_embedding", "missing-notebook") in {(i.student, i.notebook, i.kind) for i in data.issues}
+    assert ("carol", "01_embedding", "missing-notebook") in {
+        (i.student, i.notebook, i.kind) for i in data.issues
+    }
 
     # manual grading: exactly the gradebook's needs_manual_grade, and alice's written answers are there
     assert set(data.manual) == manual
-    assert {("alice", "01_embedding", "answer_untrained_positions"), ("alice", "02_sinusoidal", "answer_sin_only")} <= manual
+    assert {
+        ("alice", "01_embedding", "answer_untrained_positions"),
+        ("alice", "02_sinusoidal", "answer_sin_only"),
+    } <= manual
     assert all(gid.startswith("answer_") for _, _, gid in data.manual)
 
     # misconception from carol's record, hint from the graders' catalogue
-    catalogue = {m.id: m.hint for m in load_suite(graded.course.graders).misconceptions["positional_encoding"]}
+    catalogue = {
+        m.id: m.hint for m in load_suite(graded.course.graders).misconceptions["positional_encoding"]
+    }
     [swapped] = [m for m in data.misconceptions if m.id == "sin-cos-swapped"]
     assert (swapped.function, swapped.students, swapped.hint) == (
-        "positional_encoding", ["carol"], catalogue["sin-cos-swapped"])
+        "positional_encoding",
+        ["carol"],
+        catalogue["sin-cos-swapped"],
+    )
 
     # pass rates: test cells from the gradebook over the students who submitted the notebook
     cells = {(c.notebook, c.grade_id): c for c in data.cells}
@@ -194,7 +210,7 @@ def test_report_html_is_self_contained_with_plots_and_findings(graded):
     assert "script" not in page.tags and "link" not in page.tags and "iframe" not in page.tags
     assert all(link.startswith("#") or link == "grades.csv" for link in page.links), page.links
     assert len(page.images) == PLOTS
-    assert len(source.split('<img ')) - 1 == PLOTS
+    assert len(source.split("<img ")) - 1 == PLOTS
     for img in page.images:
         assert len(img["alt"]) > 20
         assert_readable_png(png_of(img))
@@ -205,8 +221,11 @@ def test_report_html_is_self_contained_with_plots_and_findings(graded):
     assert "Mean total 4.42 / 35" in text and "Median total 2.25 / 35" in text  # (11 + 0 + 2.25) / 3
 
     # misconception id and its (Indonesian) hint, with the student
-    hint = next(m.hint for m in load_suite(graded.course.graders).misconceptions["positional_encoding"]
-                if m.id == "sin-cos-swapped")
+    hint = next(
+        m.hint
+        for m in load_suite(graded.course.graders).misconceptions["positional_encoding"]
+        if m.id == "sin-cos-swapped"
+    )
     assert "sin-cos-swapped" in text and " ".join(hint.split()) in text
     assert {"data-misconception": "sin-cos-swapped"} in page.rows
 
@@ -252,14 +271,17 @@ def test_hostile_ids_notes_and_messages_are_escaped(graded, tmp_path):
     cell = record["cells"][0]
     cell["status"] = "timeout"
     cell["misconceptions"] = [HOSTILE_TEXT]
-    cell["checks"][0].update(passed=False, points=0.0, title=f"$\\notacommand{{$ {HOSTILE_TEXT} $",
-                             message=HOSTILE_TEXT)
+    cell["checks"][0].update(
+        passed=False, points=0.0, title=f"$\\notacommand{{$ {HOSTILE_TEXT} $", message=HOSTILE_TEXT
+    )
     hostile_dir = root / "autograded" / HOSTILE_ID / ASSIGNMENT
     hostile_dir.mkdir(parents=True)
     (hostile_dir / "01_embedding.grading.json").write_text(json.dumps(record), encoding="utf-8")
     # another student's record that is not JSON, and one that claims to be someone else's
     (root / "autograded" / "carol" / ASSIGNMENT / "02_sinusoidal.grading.json").unlink()
-    (root / "autograded" / "carol" / ASSIGNMENT / "02_sinusoidal.grading.json").write_text("{not json <script>")
+    (root / "autograded" / "carol" / ASSIGNMENT / "02_sinusoidal.grading.json").write_text(
+        "{not json <script>"
+    )
     bob = root / "autograded" / "bob" / ASSIGNMENT / "01_embedding.grading.json"
     bob_record = json.loads(bob.read_text(encoding="utf-8"))
     bob.unlink()

@@ -87,8 +87,11 @@ def solution_retyped_to_markdown():
 def pasted_into_fresh_notebook():
     ref = reference_nb(NB)
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c.source) for c in ref.cells
-                if c.cell_type == "code" and not (gid(c) or "").startswith("test_")]
+    nb.cells = [
+        nbformat.v4.new_code_cell(c.source)
+        for c in ref.cells
+        if c.cell_type == "code" and not (gid(c) or "").startswith("test_")
+    ]
     return nb
 
 
@@ -117,9 +120,22 @@ def duplicate_grade_ids():
 def extra_graded_cell():
     """A cell the student marked as graded, with a grade id nbgrader does not know and many points."""
     nb = reference_nb(NB)
-    nb.cells.append(nbformat.v4.new_code_cell("print('bonus')", metadata={"nbgrader": {
-        "grade": True, "grade_id": "test_bonus", "locked": True, "points": 50, "schema_version": 3,
-        "solution": False, "task": False}}))
+    nb.cells.append(
+        nbformat.v4.new_code_cell(
+            "print('bonus')",
+            metadata={
+                "nbgrader": {
+                    "grade": True,
+                    "grade_id": "test_bonus",
+                    "locked": True,
+                    "points": 50,
+                    "schema_version": 3,
+                    "solution": False,
+                    "task": False,
+                }
+            },
+        )
+    )
     return nb
 
 
@@ -172,9 +188,17 @@ def run(_course_template, tmp_path_factory):
                 course.submit(student, notebooks)
         courses.append(course)
     exe = Path(sys.executable).with_name("nbgrader")
-    procs = [subprocess.Popen([str(exe), "autograde", "positional-encoding"], cwd=c.root, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
-             for c in courses]
+    procs = [
+        subprocess.Popen(
+            [str(exe), "autograde", "positional-encoding"],
+            cwd=c.root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        )
+        for c in courses
+    ]
     logs = []
     for proc in procs:
         out, _ = proc.communicate(timeout=540)
@@ -196,8 +220,11 @@ def suite_max(_course_template):
 
 def gradebook(run, student: str, notebook: str = NB) -> dict[str, float]:
     course = run["course_of"][student]
-    return {g: s for (st, nb, g), s in course.scores().items()
-            if st == student and nb == notebook and g.startswith("test_")}
+    return {
+        g: s
+        for (st, nb, g), s in course.scores().items()
+        if st == student and nb == notebook and g.startswith("test_")
+    }
 
 
 def record(run, student: str, notebook: str = NB) -> dict:
@@ -270,8 +297,11 @@ def test_f_solution_retyped_to_markdown(run):
 
 def test_g_code_pasted_into_fresh_notebook(run):
     rec = assert_graded(run, "g_fresh_notebook", FULL_01)
-    assert {"restored-cell: test_embed", "restored-cell: test_one_hot",
-            "restored-cell: test_embed_backward"} <= set(notes_of(rec))
+    assert {
+        "restored-cell: test_embed",
+        "restored-cell: test_one_hot",
+        "restored-cell: test_embed_backward",
+    } <= set(notes_of(rec))
 
 
 def test_h_syntax_error_costs_only_that_function(run):
@@ -284,7 +314,9 @@ def test_unreadable_files_score_zero_with_a_note(run, student):
     rec = assert_graded(run, student, {k: 0.0 for k in FULL_01})
     assert any(n.startswith("unreadable-notebook") for n in notes_of(rec)), notes_of(rec)
     assert "Unreadable notebook" in student_log(run, student)
-    assert (run["course_of"][student].root / "submitted" / student / "positional-encoding" / f"{NB}.ipynb").exists()
+    assert (
+        run["course_of"][student].root / "submitted" / student / "positional-encoding" / f"{NB}.ipynb"
+    ).exists()
 
 
 def test_l_unknown_schema_version_is_repaired(run):
@@ -302,8 +334,13 @@ def test_m_duplicate_grade_ids(run):
 
 def test_n_missing_notebook_scores_zero_others_graded(run, suite_max):
     assert gradebook(run, "n_missing_notebook") == {k: 0.0 for k in FULL_01}
-    assert not (run["course_of"]["n_missing_notebook"].root / "autograded" / "n_missing_notebook"
-                / "positional-encoding" / f"{NB}.grading.json").exists()
+    assert not (
+        run["course_of"]["n_missing_notebook"].root
+        / "autograded"
+        / "n_missing_notebook"
+        / "positional-encoding"
+        / f"{NB}.grading.json"
+    ).exists()
     assert_graded(run, "n_missing_notebook", suite_max["02_sinusoidal"], "02_sinusoidal")
     assert "No submitted file" in student_log(run, "n_missing_notebook")
 
@@ -334,7 +371,12 @@ def test_q_solution_cell_flagged_as_graded(run):
 # --------------------------------------------------------------------------------------------
 def failed_students(run) -> set[str]:
     marker = "There was an error processing assignment 'positional-encoding' for student '"
-    return {line.split(marker, 1)[1].rstrip("'") for log in run["logs"] for line in log.splitlines() if marker in line}
+    return {
+        line.split(marker, 1)[1].rstrip("'")
+        for log in run["logs"]
+        for line in log.splitlines()
+        if marker in line
+    }
 
 
 def test_every_other_student_is_graded(run):

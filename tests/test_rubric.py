@@ -48,14 +48,17 @@ def test_every_notebook_has_one_written_question_with_a_rubric_that_adds_up(name
     assert len(pairs) == 1, f"{name}: {len(pairs)} written questions, want one per notebook"
     question, answer = pairs[0]
     meta = answer.metadata.get("nbgrader", {}) if answer is not None else {}
-    assert gid(answer).startswith("answer_") and meta.get("grade") and meta.get("solution"), \
+    assert gid(answer).startswith("answer_") and meta.get("grade") and meta.get("solution"), (
         f"{name}: the manually graded answer cell must follow its question"
+    )
     assert question.metadata["nbgrader"].get("locked"), f"{name}: the question cell must be locked"
     text = rubric(question.source)
     assert HEADING in text
     points = [float(p) for p in re.findall(r"^\|[^|\n]+\|\s*(\d+(?:\.\d+)?)\s*\|\s*$", text, flags=re.M)]
     assert len(points) >= 2, f"{name}: the rubric has no per-criterion points table"
-    assert sum(points) == meta["points"], f"{name}: criteria add up to {sum(points)}, the answer is worth {meta['points']}"
+    assert sum(points) == meta["points"], (
+        f"{name}: criteria add up to {sum(points)}, the answer is worth {meta['points']}"
+    )
     for part in ("Nilai sebagian", "Jawaban alternatif"):
         assert part in text, f"{name}: the rubric does not say '{part}'"
 
@@ -81,18 +84,29 @@ def test_graders_see_the_rubric_above_the_answer_and_students_with_their_feedbac
     for student in ("ani", "budi"):
         run = course_copy.nbgrader("autograde", "positional-encoding", "--student", student, "--force")
         assert run.returncode == 0, run.stdout + run.stderr
-        logs[student] = re.findall(r"Attribute 'checksum' for cell (\S+) has changed", run.stdout + run.stderr)
+        logs[student] = re.findall(
+            r"Attribute 'checksum' for cell (\S+) has changed", run.stdout + run.stderr
+        )
     assert logs == {"ani": [], "budi": [gid(question)]}, f"cells reported as changed: {logs}"
     for student, names in (("ani", NOTEBOOKS), ("budi", ("01_embedding",))):
         for name in names:
-            graded = nbformat.read(course_copy.root / "autograded" / student / "positional-encoding" / f"{name}.ipynb", 4)
+            graded = nbformat.read(
+                course_copy.root / "autograded" / student / "positional-encoding" / f"{name}.ipynb", 4
+            )
             source_question = written_questions(nbformat.read(SOURCE / f"{name}.ipynb", 4))[0][0]
             graded_question = next(c for c in graded.cells if gid(c) == gid(source_question))
             assert graded_question.source == source_question.source, f"{student} {name}: rubric not restored"
 
     pe_course = Path(sys.executable).with_name("pe-course")
-    feedback = subprocess.run([str(pe_course), "feedback", "positional-encoding"], cwd=course_copy.root,
-                              capture_output=True, text=True, timeout=540)
+    feedback = subprocess.run(
+        [str(pe_course), "feedback", "positional-encoding"],
+        cwd=course_copy.root,
+        capture_output=True,
+        text=True,
+        timeout=540,
+    )
     assert feedback.returncode == 0, feedback.stdout + feedback.stderr
-    html = (course_copy.root / "feedback" / "ani" / "positional-encoding" / "02_sinusoidal.html").read_text("utf-8")
+    html = (course_copy.root / "feedback" / "ani" / "positional-encoding" / "02_sinusoidal.html").read_text(
+        "utf-8"
+    )
     assert HEADING in html, "students read the rubric with their feedback"

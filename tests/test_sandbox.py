@@ -102,10 +102,26 @@ def kill_all(pids) -> None:
 # Values and exceptions
 # --------------------------------------------------------------------------------------------
 PLAIN_VALUES = [
-    0, -7, 2**62, 1.5, -0.0, float("inf"), float("-inf"), True, False, None, "teks ✓",
-    [1, 2.5, None], (1, (2.0, "x")), [],
-    np.arange(6.0).reshape(2, 3), np.arange(5, dtype=np.int32), np.array([True, False]),
-    np.zeros((0, 3)), np.arange(24, dtype=np.uint8).reshape(2, 3, 4), np.eye(3)[:, ::2],
+    0,
+    -7,
+    2**62,
+    1.5,
+    -0.0,
+    float("inf"),
+    float("-inf"),
+    True,
+    False,
+    None,
+    "teks ✓",
+    [1, 2.5, None],
+    (1, (2.0, "x")),
+    [],
+    np.arange(6.0).reshape(2, 3),
+    np.arange(5, dtype=np.int32),
+    np.array([True, False]),
+    np.zeros((0, 3)),
+    np.arange(24, dtype=np.uint8).reshape(2, 3, 4),
+    np.eye(3)[:, ::2],
     (np.ones(2), np.zeros((2, 2))),
 ]
 
@@ -319,9 +335,18 @@ def test_subprocesses_are_all_killed_after_close(sandbox):
     "use_bwrap",
     [
         pytest.param(True, id="bwrap", marks=requires_bwrap),
-        pytest.param(False, id="fallback", marks=pytest.mark.xfail(mechanism() is None, strict=True, reason=(
-            "without a resource group (no usable control group), a process started with a clean environment "
-            "in a new session escapes both killpg() and the PE_SANDBOX_ID scan in SandboxedProcess.kill()"))),
+        pytest.param(
+            False,
+            id="fallback",
+            marks=pytest.mark.xfail(
+                mechanism() is None,
+                strict=True,
+                reason=(
+                    "without a resource group (no usable control group), a process started with a clean environment "
+                    "in a new session escapes both killpg() and the PE_SANDBOX_ID scan in SandboxedProcess.kill()"
+                ),
+            ),
+        ),
     ],
 )
 def test_processes_that_drop_the_marker_are_killed_too(use_bwrap):
@@ -342,13 +367,21 @@ def test_processes_that_drop_the_marker_are_killed_too(use_bwrap):
         kill_all(processes_with(token.encode()))
 
 
-@pytest.mark.parametrize("use_bwrap", [
-    pytest.param(True, id="bwrap", marks=requires_bwrap),
-    pytest.param(False, id="fallback"),
-])
-@pytest.mark.xfail(os.geteuid() == 0 and mechanism() is None, strict=True, reason=(
-    "without a resource group, RLIMIT_NPROC is all there is, and it is not enforced when grading as root: "
-    "the kernel exempts uid 0, and bwrap's user namespace maps the sandbox's nobody to host root"))
+@pytest.mark.parametrize(
+    "use_bwrap",
+    [
+        pytest.param(True, id="bwrap", marks=requires_bwrap),
+        pytest.param(False, id="fallback"),
+    ],
+)
+@pytest.mark.xfail(
+    os.geteuid() == 0 and mechanism() is None,
+    strict=True,
+    reason=(
+        "without a resource group, RLIMIT_NPROC is all there is, and it is not enforced when grading as root: "
+        "the kernel exempts uid 0, and bwrap's user namespace maps the sandbox's nobody to host root"
+    ),
+)
 def test_process_count_limit_is_enforced(use_bwrap):
     """The group's process limit holds whoever grades (root included), for every process of the run."""
     limits = LIMITS.scaled(processes=32)
@@ -378,13 +411,24 @@ def test_process_count_limit_is_enforced(use_bwrap):
         kill_all(processes_with(token.encode()))
 
 
-@pytest.mark.parametrize("use_bwrap", [
-    pytest.param(True, id="bwrap", marks=requires_bwrap),
-    pytest.param(False, id="fallback", marks=pytest.mark.xfail(
-        _has_cap_sys_resource() and shutil.which("setpriv") is None, strict=True, reason=(
-            "fallback as root without setpriv: student code keeps CAP_SYS_RESOURCE and may raise its own "
-            "hard rlimits, so the memory/CPU/file limits are advisory"))),
-])
+@pytest.mark.parametrize(
+    "use_bwrap",
+    [
+        pytest.param(True, id="bwrap", marks=requires_bwrap),
+        pytest.param(
+            False,
+            id="fallback",
+            marks=pytest.mark.xfail(
+                _has_cap_sys_resource() and shutil.which("setpriv") is None,
+                strict=True,
+                reason=(
+                    "fallback as root without setpriv: student code keeps CAP_SYS_RESOURCE and may raise its own "
+                    "hard rlimits, so the memory/CPU/file limits are advisory"
+                ),
+            ),
+        ),
+    ],
+)
 def test_student_cannot_lift_its_resource_limits(use_bwrap):
     cells = """
         import resource
@@ -520,8 +564,16 @@ def test_rigged_objects_cannot_pass_assert_close(expected):
 
     shape = np.shape(expected[0] if isinstance(expected, tuple) else expected)
     wrong_array = np.full(shape, 123.0).view(Rigged)
-    candidates = [AlwaysEqual(), wrong_array, RiggedFloat(-1.0), RiggedTuple((AlwaysEqual(), AlwaysEqual())),
-                  RiggedTuple((wrong_array, RiggedFloat(-1.0))), [AlwaysEqual()], None, "2.5"]
+    candidates = [
+        AlwaysEqual(),
+        wrong_array,
+        RiggedFloat(-1.0),
+        RiggedTuple((AlwaysEqual(), AlwaysEqual())),
+        RiggedTuple((wrong_array, RiggedFloat(-1.0))),
+        [AlwaysEqual()],
+        None,
+        "2.5",
+    ]
     for actual in candidates:
         with pytest.raises(CheckFailed):
             assert_close(actual, expected, "nilai")
@@ -584,7 +636,9 @@ def test_print_and_input_do_not_break_the_protocol(sandbox):
 
 
 def test_garbage_on_the_protocol_fd_is_never_a_value(sandbox):
-    cells = FIND_PROTOCOL_FDS + """
+    cells = (
+        FIND_PROTOCOL_FDS
+        + """
 def f(x):
     for fd in protocol_fds():
         try:
@@ -595,6 +649,7 @@ def f(x):
 def ok(x):
     return 2 * x
 """
+    )
     with student(sandbox, cells, ["f", "ok"]) as sp:
         out = sp.call("f", 3)
         assert out.kind in ("crashed", "invalid"), out
@@ -605,7 +660,9 @@ def ok(x):
 
 def test_forged_replies_cannot_make_a_wrong_function_pass(sandbox):
     """A forged reply (right id, chosen value) is still compared with the reference."""
-    cells = FIND_PROTOCOL_FDS + """
+    cells = (
+        FIND_PROTOCOL_FDS
+        + """
 def double(x):
     rid = request_id()
     for fd in protocol_fds():
@@ -617,6 +674,7 @@ def double(x):
                 pass
     return x + 1  # wrong: should be 2 * x
 """
+    )
     with student(sandbox, cells, ["double"]) as sp:
         grader = Grader(sp, {"double": lambda x: 2.0 * x})
         for x in (3.0, 5.0, 7.0, 11.0):
@@ -627,7 +685,9 @@ def double(x):
 
 def test_huge_message_is_refused_within_the_call_timeout(sandbox):
     """A reply of millions of tiny JSON items must not tie up the grader (memory, time)."""
-    cells = FIND_PROTOCOL_FDS + """
+    cells = (
+        FIND_PROTOCOL_FDS
+        + """
 def huge():
     rid = request_id()
     fd = protocol_fds()[-1]
@@ -640,6 +700,7 @@ def huge():
 def ok(x):
     return x
 """
+    )
     with student(sandbox, cells, ["huge", "ok"]) as sp:
         started = time.monotonic()
         out = sp.call("huge")
@@ -702,19 +763,24 @@ def test_grader_does_not_write_through_symlinks_planted_in_scratch(tmp_path):
     victims = {name: tmp_path / f"victim-{name}" for name in ("codec", "worker", "fontlist")}
     for path in victims.values():
         path.write_text("precious\n")
-    cells = [f"""
+    cells = [
+        f"""
 import glob, os
-for name, victim in (('codec.py', {str(victims['codec'])!r}), ('worker.py', {str(victims['worker'])!r})):
+for name, victim in (('codec.py', {str(victims["codec"])!r}), ('worker.py', {str(victims["worker"])!r})):
     os.unlink('/sandbox/' + name)
     os.symlink(victim, '/sandbox/' + name)
 for path in glob.glob('/sandbox/.mplconfig/fontlist-*.json'):
     os.unlink(path)
-    os.symlink({str(victims['fontlist'])!r}, path)
+    os.symlink({str(victims["fontlist"])!r}, path)
 os._exit(0)
-""", "def f(x):\n    return x + 1\n"]
+""",
+        "def f(x):\n    return x + 1\n",
+    ]
     with student(Sandbox(LIMITS, use_bwrap=True), cells, ["f"]) as sp:
         sp.call("f", 1)
-    changed = {name: path.read_text()[:60] for name, path in victims.items() if path.read_text() != "precious\n"}
+    changed = {
+        name: path.read_text()[:60] for name, path in victims.items() if path.read_text() != "precious\n"
+    }
     assert changed == {}, f"host files overwritten by the grader: {changed}"
 
 
@@ -742,10 +808,19 @@ def test_fallback_chown_does_not_follow_symlinks(tmp_path, monkeypatch):
 # bubblewrap only: what the student cannot see or touch
 # --------------------------------------------------------------------------------------------
 def test_course_files_are_invisible(bwrap_sandbox):
-    paths = [REPO / "graders", REPO / "graders" / "checks_embedding.py", REPO / "gradebook.db",
-             REPO / "source", REPO / "source" / "positional-encoding" / "01_embedding.ipynb",
-             REPO / "nbgrader_config.py", REPO / "src" / "pe_course", REPO / "submitted", REPO / "autograded",
-             Path("/root/.bash_history"), Path("/etc/passwd")]
+    paths = [
+        REPO / "graders",
+        REPO / "graders" / "checks_embedding.py",
+        REPO / "gradebook.db",
+        REPO / "source",
+        REPO / "source" / "positional-encoding" / "01_embedding.ipynb",
+        REPO / "nbgrader_config.py",
+        REPO / "src" / "pe_course",
+        REPO / "submitted",
+        REPO / "autograded",
+        Path("/root/.bash_history"),
+        Path("/etc/passwd"),
+    ]
     cells = """
         import os
         def probe(paths):
@@ -876,8 +951,9 @@ print(json.dumps(results))
 
 def test_student_cannot_kill_the_grader(bwrap_sandbox):
     """Run a sacrificial grader process: if the sandbox leaked, only it would die."""
-    proc = subprocess.run([sys.executable, "-c", KILL_PARENT_SCRIPT], capture_output=True, text=True,
-                          timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", KILL_PARENT_SCRIPT], capture_output=True, text=True, timeout=120, check=False
+    )
     assert proc.returncode == 0, f"the grader died (rc={proc.returncode}): {proc.stderr[-2000:]}"
     results = json.loads(proc.stdout.strip().splitlines()[-1])
     assert [r[0] for r in results] == ["kill_parent", "kill_group", "kill_everything"]
@@ -927,8 +1003,10 @@ def test_python_installed_under_tmp_stays_visible(monkeypatch, tmp_path_factory)
         (root / "marker").write_text("visible")
         monkeypatch.setattr(sandbox_module, "_python_roots", lambda: [str(root)])
         sb = Sandbox(use_bwrap=True)
-        with sb.scratch() as scratch, sb.start(["/usr/bin/cat", str(root / "marker")], scratch,
-                                               stdout=sp.PIPE, stderr=sp.PIPE) as proc:
+        with (
+            sb.scratch() as scratch,
+            sb.start(["/usr/bin/cat", str(root / "marker")], scratch, stdout=sp.PIPE, stderr=sp.PIPE) as proc,
+        ):
             out, _ = proc.proc.communicate(timeout=30)
         assert out == b"visible"
     finally:

@@ -14,19 +14,38 @@ from pe_course.sandbox import Sandbox
 from pe_course.score import _grade_function, grade_notebook, load_suite
 from pe_course.selfcheck import run_selfcheck
 
-FUNCTIONS = ["embed", "one_hot", "embed_backward", "frequencies", "positional_encoding", "rotation_matrix",
-             "shift_encoding", "apply_rope", "rope_scores", "position_similarity", "offset_similarity",
-             "self_attention"]
+FUNCTIONS = [
+    "embed",
+    "one_hot",
+    "embed_backward",
+    "frequencies",
+    "positional_encoding",
+    "rotation_matrix",
+    "shift_encoding",
+    "apply_rope",
+    "rope_scores",
+    "position_similarity",
+    "offset_similarity",
+    "self_attention",
+]
 CATALOGUE_IDS = {
     "embed": {"pos-indexed-by-ids", "concat-not-add", "missing-position", "no-block-size-check"},
-    "one_hot": {"one-hot-transposed"}, "embed_backward": {"add-at-missing", "pos-indexed-by-ids"},
+    "one_hot": {"one-hot-transposed"},
+    "embed_backward": {"add-at-missing", "pos-indexed-by-ids"},
     "frequencies": {"freq-per-column", "inverted-frequency"},
-    "positional_encoding": {"sin-cos-swapped", "freq-per-column", "halves-not-interleaved", "inverted-frequency"},
+    "positional_encoding": {
+        "sin-cos-swapped",
+        "freq-per-column",
+        "halves-not-interleaved",
+        "inverted-frequency",
+    },
     "rotation_matrix": {"rotation-transposed"},
     "apply_rope": {"rope-rotate-half", "rope-wrong-direction", "freq-per-column"},
     # carried over from the function they build on (graders declare it with @builds_on)
-    "shift_encoding": {"rotation-transposed"}, "rope_scores": {"rope-rotate-half", "rope-wrong-direction", "freq-per-column"},
-    "position_similarity": {"dot-not-cosine"}, "offset_similarity": {"sin-not-cos"},
+    "shift_encoding": {"rotation-transposed"},
+    "rope_scores": {"rope-rotate-half", "rope-wrong-direction", "freq-per-column"},
+    "position_similarity": {"dot-not-cosine"},
+    "offset_similarity": {"sin-not-cos"},
     "self_attention": {"no-sqrt-scaling", "softmax-wrong-axis", "unstable-softmax"},
 }
 
@@ -67,20 +86,27 @@ COMPOUND = SUITE.module("alternatives").COMPOUND
 CATALOGUE = [(fn, m.id, i) for fn, ms in sorted(SUITE.misconceptions.items()) for i, m in enumerate(ms)]
 
 
-@pytest.mark.parametrize(("fn", "mid", "index"), CATALOGUE, ids=[f"{fn}-{mid}-{i}" for fn, mid, i in CATALOGUE])
+@pytest.mark.parametrize(
+    ("fn", "mid", "index"), CATALOGUE, ids=[f"{fn}-{mid}-{i}" for fn, mid, i in CATALOGUE]
+)
 def test_misconception_loses_points_and_is_diagnosed(fn, mid, index, suite, reference):
     m = suite.misconceptions[fn][index]
     cell = grade(fn, suite, reference, m.implementation)
     assert cell.score < cell.max_score
-    assert [d["id"] for d in cell.misconceptions] == [mid], "diagnosed exactly the misconception, nothing else"
+    assert [d["id"] for d in cell.misconceptions] == [mid], (
+        "diagnosed exactly the misconception, nothing else"
+    )
     failed = [c for c in cell.checks if not c.passed]
-    assert failed and all(c.message and c.input and c.clause_text for c in failed), \
+    assert failed and all(c.message and c.input and c.clause_text for c in failed), (
         "every lost point names the failing input and the clause"
+    )
 
 
-@pytest.mark.parametrize(("fn", "implementation"),
-                         [(fn, impl) for fn, impls in ALTERNATIVES.items() for impl in impls],
-                         ids=lambda v: getattr(v, "__name__", v))
+@pytest.mark.parametrize(
+    ("fn", "implementation"),
+    [(fn, impl) for fn, impls in ALTERNATIVES.items() for impl in impls],
+    ids=lambda v: getattr(v, "__name__", v),
+)
 def test_alternative_correct_implementation_scores_full_marks(fn, implementation, suite, reference):
     assert len(ALTERNATIVES[fn]) >= 2
     cell = grade(fn, suite, reference, implementation)
@@ -108,8 +134,9 @@ def test_alternatives_through_the_sandbox(notebook, suite, reference):
     code += "\n".join(f"{fn} = {ALTERNATIVES[fn][-1].__name__}" for fn in suite.notebooks[notebook])
     nb.cells.append(nbformat.v4.new_code_cell(code))
     result = grade_notebook(nb, notebook, suite, reference, Sandbox())
-    assert result.score == result.max_score, [(c.grade_id, k.name, k.message) for c in result.cells
-                                              for k in c.checks if not k.passed]
+    assert result.score == result.max_score, [
+        (c.grade_id, k.name, k.message) for c in result.cells for k in c.checks if not k.passed
+    ]
 
 
 @pytest.mark.slow
@@ -117,4 +144,5 @@ def test_build_selfcheck_passes(repo_course):
     report = run_selfcheck(repo_course, Sandbox())
     assert report.ok, report.problems
     assert {row[1] for row in report.rows if row[0] == "reference"} == {
-        p.stem for p in (REPO / "source" / "positional-encoding").glob("*.ipynb")}
+        p.stem for p in (REPO / "source" / "positional-encoding").glob("*.ipynb")
+    }

@@ -83,14 +83,25 @@ def build_template(course: Course, path: Path) -> Path:
         for nb in a.notebooks:
             tmpl.update_or_create_notebook(nb.name, a.name)
             for c in nb.grade_cells:
-                tmpl.update_or_create_grade_cell(c.name, nb.name, a.name, max_score=c.max_score, cell_type=c.cell_type)
+                tmpl.update_or_create_grade_cell(
+                    c.name, nb.name, a.name, max_score=c.max_score, cell_type=c.cell_type
+                )
             for c in nb.solution_cells:
                 tmpl.update_or_create_solution_cell(c.name, nb.name, a.name)
             for c in nb.task_cells:
-                tmpl.update_or_create_task_cell(c.name, nb.name, a.name, max_score=c.max_score, cell_type=c.cell_type)
+                tmpl.update_or_create_task_cell(
+                    c.name, nb.name, a.name, max_score=c.max_score, cell_type=c.cell_type
+                )
             for c in nb.source_cells:
-                tmpl.update_or_create_source_cell(c.name, nb.name, a.name, cell_type=c.cell_type, locked=c.locked,
-                                                  source=c.source, checksum=c.checksum)
+                tmpl.update_or_create_source_cell(
+                    c.name,
+                    nb.name,
+                    a.name,
+                    cell_type=c.cell_type,
+                    locked=c.locked,
+                    source=c.source,
+                    checksum=c.checksum,
+                )
     return path
 
 
@@ -104,20 +115,36 @@ def grade_one(task: GradeTask) -> GradeOutcome:
     shutil.copy(task.template_db, db)
     try:
         course = Course(Path(task.root), task.assignment)
-        api = course.api(**{"CourseDirectory.db_url": f"sqlite:///{db}",
-                            "CourseDirectory.autograded_directory": str(staging / "autograded")})
+        api = course.api(
+            **{
+                "CourseDirectory.db_url": f"sqlite:///{db}",
+                "CourseDirectory.autograded_directory": str(staging / "autograded"),
+            }
+        )
         with warnings.catch_warnings():
             from sqlalchemy.exc import SAWarning
 
             warnings.simplefilter("ignore", SAWarning)  # nbgrader's API trips SQLAlchemy's autoflush warning
             result = api.autograde(task.assignment, task.student, force=True, create=True)
         ok = bool(result.get("success"))
-        return GradeOutcome(task.student, ok, str(staging), task.fingerprint, time.monotonic() - started,
-                            error="" if ok else _last_lines(result.get("error") or result.get("log") or ""),
-                            log=(result.get("log") or "")[-20000:])
+        return GradeOutcome(
+            task.student,
+            ok,
+            str(staging),
+            task.fingerprint,
+            time.monotonic() - started,
+            error="" if ok else _last_lines(result.get("error") or result.get("log") or ""),
+            log=(result.get("log") or "")[-20000:],
+        )
     except Exception:  # noqa: BLE001 (reported per student; the batch goes on)
-        return GradeOutcome(task.student, False, str(staging), task.fingerprint, time.monotonic() - started,
-                            error=_last_lines(traceback.format_exc()))
+        return GradeOutcome(
+            task.student,
+            False,
+            str(staging),
+            task.fingerprint,
+            time.monotonic() - started,
+            error=_last_lines(traceback.format_exc()),
+        )
     finally:
         from .execute import close_runner
 
@@ -137,15 +164,23 @@ def merge_outcome(course: Course, outcome: GradeOutcome) -> None:
     """Copy one student's grades into the course gradebook (one transaction) and files into place."""
 
     staging = Path(outcome.staging)
-    with warnings.catch_warnings(), course.gradebook(f"sqlite:///{staging / 'gradebook.db'}") as private, \
-            course.gradebook() as main:
+    with (
+        warnings.catch_warnings(),
+        course.gradebook(f"sqlite:///{staging / 'gradebook.db'}") as private,
+        course.gradebook() as main,
+    ):
         from sqlalchemy.exc import SAWarning
 
         warnings.simplefilter("ignore", SAWarning)  # nbgrader's API trips SQLAlchemy's autoflush warning
         sub = private.find_submission(course.assignment, outcome.student)
         student = private.find_student(outcome.student)
-        main.update_or_create_student(outcome.student, first_name=student.first_name,
-                                      last_name=student.last_name, email=student.email, lms_user_id=student.lms_user_id)
+        main.update_or_create_student(
+            outcome.student,
+            first_name=student.first_name,
+            last_name=student.last_name,
+            email=student.email,
+            lms_user_id=student.lms_user_id,
+        )
         main.update_or_create_submission(course.assignment, outcome.student, timestamp=sub.timestamp)
         try:
             for snb in sub.notebooks:
@@ -185,8 +220,10 @@ def attention_reasons(course: Course, student: str) -> list[str]:
         except (OSError, ValueError):
             reasons.append(f"{name}: no grading record")
             continue
-        reasons += [f"{name}: {found.kind}: {found.detail[:160]}" if found.detail else f"{name}: {found.kind}"
-                    for found in record.attention()]
+        reasons += [
+            f"{name}: {found.kind}: {found.detail[:160]}" if found.detail else f"{name}: {found.kind}"
+            for found in record.attention()
+        ]
     return list(dict.fromkeys(reasons))
 
 
@@ -199,8 +236,9 @@ def course_notebooks(course: Course) -> list[str]:
 # --------------------------------------------------------------------------------------------
 def local_executor(jobs: int) -> cf.Executor:
     """Local worker processes (fresh interpreters: nothing inherited from the caller)."""
-    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                  initializer=_worker_start)
+    return cf.ProcessPoolExecutor(
+        max_workers=jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_start
+    )
 
 
 @contextlib.contextmanager
@@ -266,10 +304,15 @@ def submitted_students(course: Course) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if (p / course.assignment).is_dir())
 
 
-def grade_round(course: Course, students: Iterable[str] | None = None, jobs: int = 2, force: bool = False,
-                executor_factory: Callable[[int], cf.Executor] = local_executor,
-                on_event: Callable[[str, str, RoundSummary], None] | None = None,
-                cluster=None) -> RoundSummary:
+def grade_round(
+    course: Course,
+    students: Iterable[str] | None = None,
+    jobs: int = 2,
+    force: bool = False,
+    executor_factory: Callable[[int], cf.Executor] = local_executor,
+    on_event: Callable[[str, str, RoundSummary], None] | None = None,
+    cluster=None,
+) -> RoundSummary:
     """Grade submissions in parallel; merge each as it finishes; skip unchanged ones unless ``force``.
 
     ``on_event(kind, student, summary)`` is called with kind in {"start", "skipped", "graded", "failed"}
@@ -301,8 +344,16 @@ def grade_round(course: Course, students: Iterable[str] | None = None, jobs: int
                 summary.skipped.append(student)
                 notify("skipped", student, summary)
                 continue
-            tasks.append(GradeTask(str(course.root), course.assignment, student, str(template),
-                                   str(work_dir / student), fingerprint))
+            tasks.append(
+                GradeTask(
+                    str(course.root),
+                    course.assignment,
+                    student,
+                    str(template),
+                    str(work_dir / student),
+                    fingerprint,
+                )
+            )
         notify("start", str(len(tasks)), summary)
         if tasks and cluster is not None:
             from .cluster import run_on_cluster
@@ -344,7 +395,9 @@ def _run_tasks(course, tasks, jobs, executor_factory, state, summary, notify) ->
                     broken = True  # a worker died (killed, out of memory); retry once in a new pool
                     break
                 except Exception as exc:  # noqa: BLE001
-                    outcome = GradeOutcome(task.student, False, task.staging, task.fingerprint, error=repr(exc))
+                    outcome = GradeOutcome(
+                        task.student, False, task.staging, task.fingerprint, error=repr(exc)
+                    )
                 pending.pop(task.student, None)
                 finish(course, outcome, state, summary, notify)
         except BaseException:  # Ctrl-C, SIGTERM: what was merged stays, the rest is graded next time
@@ -401,9 +454,13 @@ def feedback_one(root: str, assignment: str, student: str) -> tuple[str, bool, s
     return student, bool(result.get("success")), _last_lines(result.get("error") or "")
 
 
-def feedback_round(course: Course, students: Iterable[str], jobs: int = 2,
-                   executor_factory: Callable[[int], cf.Executor] = local_executor,
-                   on_done: Callable[[str, bool], None] | None = None) -> dict[str, str]:
+def feedback_round(
+    course: Course,
+    students: Iterable[str],
+    jobs: int = 2,
+    executor_factory: Callable[[int], cf.Executor] = local_executor,
+    on_done: Callable[[str, bool], None] | None = None,
+) -> dict[str, str]:
     """nbgrader generate_feedback for each student, in parallel; returns failures (student -> why)."""
     failures: dict[str, str] = {}
     students = list(students)
@@ -437,7 +494,13 @@ def score_table(course: Course) -> tuple[list[str], list[tuple[str, list[float |
         rows = []
         for sub in sorted(assignment.submissions, key=lambda s: s.student.id):
             by_name = {nb.name: nb.score for nb in sub.notebooks}
-            rows.append((sub.student.id, [by_name.get(nb.name) for nb in assignment.notebooks], sub.score,
-                         sub.max_score,
-                         pending_manual_grades(sub)))
+            rows.append(
+                (
+                    sub.student.id,
+                    [by_name.get(nb.name) for nb in assignment.notebooks],
+                    sub.score,
+                    sub.max_score,
+                    pending_manual_grades(sub),
+                )
+            )
     return notebooks, rows

@@ -23,7 +23,9 @@ def graded_cells(source_dir: Path) -> list[tuple[str, str, bool, float]]:
         for cell in nbformat.read(path, as_version=4).cells:
             meta = nbgrader_meta(cell)
             if meta.get("grade"):
-                rows.append((path.stem, grade_id(cell) or "", bool(meta.get("solution")), float(meta["points"])))
+                rows.append(
+                    (path.stem, grade_id(cell) or "", bool(meta.get("solution")), float(meta["points"]))
+                )
     return rows
 
 
@@ -65,6 +67,8 @@ if __name__ == "__main__":  # python -m pe_course.catalogue [--readme README.md]
     course = Course.here()
     table = points_table(course.source)
     if sys.argv[1:2] == ["--readme"]:
-        write_readme_points_table(Path(sys.argv[2]) if len(sys.argv) > 2 else course.root / "README.md", table)
+        write_readme_points_table(
+            Path(sys.argv[2]) if len(sys.argv) > 2 else course.root / "README.md", table
+        )
     else:
         print(table)

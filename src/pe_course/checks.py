@@ -95,8 +95,10 @@ class Composition:
             return self.build(m.implementation, *args, **kwargs)
 
         implementation.__doc__ = f"{self.function} built on {self.upstream} with: {m.description}"
-        hint = (f"{m.hint} (Kesalahan ini ada di kode `{self.function}` sendiri: saat `{self.function}` dinilai, "
-                f"pemanggilan `{self.upstream}` di dalamnya selalu memberi hasil yang benar.)")
+        hint = (
+            f"{m.hint} (Kesalahan ini ada di kode `{self.function}` sendiri: saat `{self.function}` dinilai, "
+            f"pemanggilan `{self.upstream}` di dalamnya selalu memberi hasil yang benar.)"
+        )
         return Misconception(self.function, m.id, hint, implementation, carried_from=self.upstream)
 
 
@@ -134,8 +136,14 @@ def builds_on(function: str, upstream: str):
 def _hypothesis_settings(n: int, phases: tuple[str, ...]):
     from hypothesis import HealthCheck, Phase, settings
 
-    return settings(max_examples=n, derandomize=True, database=None, deadline=None,
-                    phases=[getattr(Phase, p) for p in phases], suppress_health_check=list(HealthCheck))
+    return settings(
+        max_examples=n,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[getattr(Phase, p) for p in phases],
+        suppress_health_check=list(HealthCheck),
+    )
 
 
 @functools.cache
@@ -173,7 +181,9 @@ class CheckFailed(Exception):
 
 
 class Caller(Protocol):
-    upstream: dict[str, tuple[str, Callable[..., Any]]]  # dependent -> (upstream name, trusted implementation)
+    upstream: dict[
+        str, tuple[str, Callable[..., Any]]
+    ]  # dependent -> (upstream name, trusted implementation)
 
     def call(self, fn: str, *args: Any, **kwargs: Any) -> Outcome: ...
 
@@ -224,8 +234,15 @@ class Grader:
         return outcome.value
 
     # -- comparing ---------------------------------------------------------------------------
-    def expect(self, fn: str, *args: Any, rtol: float = 1e-6, atol: float = 1e-8,
-               what: str | None = None, **kwargs: Any) -> Any:
+    def expect(
+        self,
+        fn: str,
+        *args: Any,
+        rtol: float = 1e-6,
+        atol: float = 1e-8,
+        what: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
         """The student's ``fn(*args)`` must behave like the reference: same value or same exception."""
         expected = reference_outcome(self.reference[fn], args, kwargs)
         if expected.kind == "raised":
@@ -234,8 +251,14 @@ class Grader:
         outcome = self.outcome(fn, *args, **kwargs)
         if not outcome.ok:
             raise _no_value(fn, outcome, args, kwargs, expected=brief(expected.value))
-        assert_close(outcome.value, expected.value, what=what or f"keluaran `{fn}`", rtol=rtol, atol=atol,
-                     inputs=show_call(fn, args, kwargs))
+        assert_close(
+            outcome.value,
+            expected.value,
+            what=what or f"keluaran `{fn}`",
+            rtol=rtol,
+            atol=atol,
+            inputs=show_call(fn, args, kwargs),
+        )
         return outcome.value
 
     def expect_raises(self, fn: str, error: str, *args: Any, **kwargs: Any) -> None:
@@ -244,13 +267,21 @@ class Grader:
         if outcome.kind == "raised" and outcome.error == error:
             return
         if outcome.kind == "raised" and outcome.error != "NotImplementedError":
-            raise CheckFailed(f"`{fn}` seharusnya melempar {error} untuk input {shown}, tetapi melempar "
-                              f"{untrusted(outcome.error)}.", input=shown, expected=error,
-                              obtained=untrusted(outcome.error))
+            raise CheckFailed(
+                f"`{fn}` seharusnya melempar {error} untuk input {shown}, tetapi melempar "
+                f"{untrusted(outcome.error)}.",
+                input=shown,
+                expected=error,
+                obtained=untrusted(outcome.error),
+            )
         if outcome.kind == "value":
-            raise CheckFailed(f"`{fn}` seharusnya melempar {error} untuk input {shown}, tetapi mengembalikan "
-                              f"{brief(outcome.value)}.", input=shown, expected=error,
-                              obtained=brief(outcome.value))
+            raise CheckFailed(
+                f"`{fn}` seharusnya melempar {error} untuk input {shown}, tetapi mengembalikan "
+                f"{brief(outcome.value)}.",
+                input=shown,
+                expected=error,
+                obtained=brief(outcome.value),
+            )
         raise _no_value(fn, outcome, args, kwargs, expected=error)
 
     # -- generated inputs ----------------------------------------------------------------------
@@ -278,8 +309,12 @@ class Grader:
 
 def _no_value(fn: str, outcome: Outcome, args: tuple, kwargs: dict, expected: str = "") -> CheckFailed:
     """The failure of a call that gave no usable value (raised, timed out, crashed, ...)."""
-    return CheckFailed(describe_failure(fn, outcome, args, kwargs), input=show_call(fn, args, kwargs),
-                       expected=expected, obtained=_obtained(outcome))
+    return CheckFailed(
+        describe_failure(fn, outcome, args, kwargs),
+        input=show_call(fn, args, kwargs),
+        expected=expected,
+        obtained=_obtained(outcome),
+    )
 
 
 def _size(example: Any) -> int:
@@ -345,8 +380,13 @@ def brief(value: Any) -> str:
 def _obtained(outcome: Outcome) -> str:
     if outcome.kind == "raised":
         return untrusted(outcome.error)
-    return {"timeout": "batas waktu terlampaui", "crashed": "proses berhenti", "limit": outcome.message,
-            "missing": "fungsi tidak ada", "invalid": "bukan nilai numerik"}.get(outcome.kind, outcome.kind)
+    return {
+        "timeout": "batas waktu terlampaui",
+        "crashed": "proses berhenti",
+        "limit": outcome.message,
+        "missing": "fungsi tidak ada",
+        "invalid": "bukan nilai numerik",
+    }.get(outcome.kind, outcome.kind)
 
 
 def untrusted(text: str) -> str:
@@ -364,24 +404,33 @@ def describe_failure(fn: str, outcome: Outcome, args: tuple | None = None, kwarg
         detail = f": {untrusted(outcome.message)}" if outcome.message else ""
         return f"`{fn}` melempar {untrusted(outcome.error)}{where}{detail}"
     if outcome.kind == "timeout":
-        return (f"`{fn}` tidak selesai dalam batas waktu{where} — periksa apakah ada perulangan "
-                "yang tidak pernah berhenti.")
+        return (
+            f"`{fn}` tidak selesai dalam batas waktu{where} — periksa apakah ada perulangan "
+            "yang tidak pernah berhenti."
+        )
     if outcome.kind == "limit":
-        return (f"`{fn}` melewati batas sumber daya{where}: {outcome.message}. Semua proses yang dimulai "
-                "kode Anda berbagi batas memori, jumlah proses/thread, waktu CPU dan berkas.")
+        return (
+            f"`{fn}` melewati batas sumber daya{where}: {outcome.message}. Semua proses yang dimulai "
+            "kode Anda berbagi batas memori, jumlah proses/thread, waktu CPU dan berkas."
+        )
     if outcome.kind == "crashed":
-        return (f"Proses berhenti saat menjalankan `{fn}`{where} (misalnya memori habis, `os._exit`, "
-                "atau `sys.exit`). Fungsi harus mengembalikan nilai.")
+        return (
+            f"Proses berhenti saat menjalankan `{fn}`{where} (misalnya memori habis, `os._exit`, "
+            "atau `sys.exit`). Fungsi harus mengembalikan nilai."
+        )
     if outcome.kind == "missing":
         if outcome.message == "not-callable":
             return f"`{fn}` ada di notebook, tetapi bukan fungsi."
         return f"Fungsi `{fn}` tidak ditemukan di notebook. Pastikan namanya tepat `{fn}`."
-    return (f"Keluaran `{fn}` bukan array NumPy atau bilangan biasa ({untrusted(outcome.message)}). "
-            "Kembalikan `np.ndarray` atau bilangan, bukan objek lain.")
+    return (
+        f"Keluaran `{fn}` bukan array NumPy atau bilangan biasa ({untrusted(outcome.message)}). "
+        "Kembalikan `np.ndarray` atau bilangan, bukan objek lain."
+    )
 
 
-def assert_close(actual: Any, expected: Any, what: str, rtol: float = 1e-6, atol: float = 1e-8,
-                 inputs: str | None = None) -> None:
+def assert_close(
+    actual: Any, expected: Any, what: str, rtol: float = 1e-6, atol: float = 1e-8, inputs: str | None = None
+) -> None:
     """Compare a student's value with the expected one: type, shape, finiteness, then values.
 
     ``inputs`` (the call, as :func:`show_call` writes it) is named in every message.
@@ -393,8 +442,10 @@ def assert_close(actual: Any, expected: Any, what: str, rtol: float = 1e-6, atol
 
     if isinstance(expected, tuple):
         if not isinstance(actual, tuple) or len(actual) != len(expected):
-            raise fail(f"{what} harus berupa tuple berisi {len(expected)} nilai{where}, "
-                       f"tetapi didapat {_kind(actual)}.")
+            raise fail(
+                f"{what} harus berupa tuple berisi {len(expected)} nilai{where}, "
+                f"tetapi didapat {_kind(actual)}."
+            )
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
             assert_close(a, e, f"{what} (elemen ke-{i})", rtol, atol, inputs)
         return
@@ -406,20 +457,26 @@ def assert_close(actual: Any, expected: Any, what: str, rtol: float = 1e-6, atol
         raise fail(f"{what} harus berupa satu bilangan{where}, tetapi didapat {_kind(actual)}.")
     actual_arr = np.asarray(actual)
     if actual_arr.shape != expected_arr.shape:
-        raise fail(f"Bentuk {what} salah{where}: diharapkan {expected_arr.shape}, didapat {actual_arr.shape}.")
+        raise fail(
+            f"Bentuk {what} salah{where}: diharapkan {expected_arr.shape}, didapat {actual_arr.shape}."
+        )
     if actual_arr.dtype.kind not in "biuf":
         raise fail(f"{what} harus berisi bilangan{where}, bukan dtype {actual_arr.dtype}.")
     actual_arr = actual_arr.astype(np.float64)
     if not np.all(np.isfinite(actual_arr)) and np.all(np.isfinite(expected_arr)):
-        raise fail(f"{what} mengandung NaN atau tak hingga{where}"
-                   " — periksa pembagian dengan nol atau overflow (misalnya exp dari bilangan besar).")
+        raise fail(
+            f"{what} mengandung NaN atau tak hingga{where}"
+            " — periksa pembagian dengan nol atau overflow (misalnya exp dari bilangan besar)."
+        )
     close = np.isclose(actual_arr, expected_arr, rtol=rtol, atol=atol)
     if close.all():
         return
     diff = np.where(close, 0.0, np.abs(actual_arr - expected_arr))
     worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
-    message = (f"Nilai {what} salah{where}: {int((~close).sum())} dari {close.size} elemen berbeda "
-               f"(selisih terbesar {float(diff.max()):.4g}")
+    message = (
+        f"Nilai {what} salah{where}: {int((~close).sum())} dari {close.size} elemen berbeda "
+        f"(selisih terbesar {float(diff.max()):.4g}"
+    )
     message += f" pada indeks {tuple(int(i) for i in worst)})." if worst else ")."
     message += f" Diharapkan {brief(expected_arr)}, didapat {brief(actual_arr)}."
     raise fail(message)
@@ -428,13 +485,21 @@ def assert_close(actual: Any, expected: Any, what: str, rtol: float = 1e-6, atol
 def require_shape(value: Any, shape: tuple, what: str) -> np.ndarray:
     """``value`` as a float array of exactly ``shape`` (for property checks that compute with it)."""
     if not isinstance(value, np.ndarray):
-        raise CheckFailed(f"{what} harus berupa np.ndarray, tetapi didapat {_kind(value)}.",
-                          obtained=_kind(value), expected=f"np.ndarray berbentuk {tuple(shape)}")
+        raise CheckFailed(
+            f"{what} harus berupa np.ndarray, tetapi didapat {_kind(value)}.",
+            obtained=_kind(value),
+            expected=f"np.ndarray berbentuk {tuple(shape)}",
+        )
     if value.shape != tuple(shape):
-        raise CheckFailed(f"Bentuk {what} salah: diharapkan {tuple(shape)}, didapat {value.shape}.",
-                          obtained=str(value.shape), expected=str(tuple(shape)))
+        raise CheckFailed(
+            f"Bentuk {what} salah: diharapkan {tuple(shape)}, didapat {value.shape}.",
+            obtained=str(value.shape),
+            expected=str(tuple(shape)),
+        )
     if value.dtype.kind not in "biuf":
-        raise CheckFailed(f"{what} harus berisi bilangan, bukan dtype {value.dtype}.", obtained=str(value.dtype))
+        raise CheckFailed(
+            f"{what} harus berisi bilangan, bukan dtype {value.dtype}.", obtained=str(value.dtype)
+        )
     return value.astype(np.float64)
 
 

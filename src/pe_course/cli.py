@@ -48,7 +48,9 @@ def _release(course: Course) -> Path | None:
 def _assignment_ready(args, course: Course) -> bool:
     """The assignment is this course's, and its gradebook knows it (added from source/ if not)."""
     if args.assignment != course.assignment:
-        console.print(f"[red]Unknown assignment {args.assignment!r}[/]: this course has {course.assignment!r}.")
+        console.print(
+            f"[red]Unknown assignment {args.assignment!r}[/]: this course has {course.assignment!r}."
+        )
         return False
     from nbgrader.api import MissingEntry
 
@@ -58,8 +60,10 @@ def _assignment_ready(args, course: Course) -> bool:
         return True
     except MissingEntry:
         pass
-    console.print(f"The gradebook has no {course.assignment!r} yet (a fresh clone?): adding it from "
-                  "source/ with nbgrader generate_assignment.")
+    console.print(
+        f"The gradebook has no {course.assignment!r} yet (a fresh clone?): adding it from "
+        "source/ with nbgrader generate_assignment."
+    )
     return _release(course) is not None
 
 
@@ -104,9 +108,15 @@ def run_grading(course: Course, students=None, jobs: int = 2, force: bool = Fals
 
     from .batch import feedback_round, grade_round
 
-    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("[red]{task.fields[failed]} failed"), TimeElapsedColumn(), TextColumn("ETA"),
-               TimeRemainingColumn()]
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("[red]{task.fields[failed]} failed"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    ]
     with Progress(*columns, console=console) as progress:
         bar = progress.add_task("Grading ", total=None, failed=0)
 
@@ -118,9 +128,12 @@ def run_grading(course: Course, students=None, jobs: int = 2, force: bool = Fals
 
         summary = grade_round(course, students, jobs=jobs, force=force, on_event=on_event, cluster=cluster)
         feedback_bar = progress.add_task("Feedback", total=len(summary.graded), failed=0)
-        failures = feedback_round(course, summary.graded, jobs=jobs,
-                                  on_done=lambda s, ok: progress.update(feedback_bar, advance=1,
-                                                                        failed=0 if ok else 1))
+        failures = feedback_round(
+            course,
+            summary.graded,
+            jobs=jobs,
+            on_done=lambda s, ok: progress.update(feedback_bar, advance=1, failed=0 if ok else 1),
+        )
     return summary, failures
 
 
@@ -136,8 +149,10 @@ def cmd_grade(args) -> int:
     for message in tidy_submissions(course.submitted, course.assignment):
         console.print(f"Intake: {message}")
     if not submitted_students(course):
-        console.print(f"[red]No submissions[/] in {course.submitted}/<student>/{course.assignment}/ "
-                      "— take them in first (nbgrader collect, or nbgrader zip_collect for an LMS download).")
+        console.print(
+            f"[red]No submissions[/] in {course.submitted}/<student>/{course.assignment}/ "
+            "— take them in first (nbgrader collect, or nbgrader zip_collect for an LMS download)."
+        )
         return 2
     cluster = None
     if args.scheduler:
@@ -163,8 +178,10 @@ def cmd_grade(args) -> int:
             cluster.close()
     print_round(course, summary, feedback_failures)
     if cluster is not None and summary.graded:
-        console.print(f"Merged here (the single gradebook writer): {summary.merge_seconds:.1f} s, "
-                      f"{summary.merge_seconds / len(summary.graded):.2f} s per student.")
+        console.print(
+            f"Merged here (the single gradebook writer): {summary.merge_seconds:.1f} s, "
+            f"{summary.merge_seconds / len(summary.graded):.2f} s per student."
+        )
     return 1 if summary.failed else 0
 
 
@@ -187,12 +204,18 @@ def cmd_demo(args) -> int:
     with console.status("Releasing (nbgrader generate_assignment) and self-validating the graders…"):
         refresh_release(course)
         check = run_selfcheck(course)
-    console.print(f"1. Release generated; graders' self-validation: {'passed' if check.ok else 'FAILED'} "
-                  f"({len(check.rows)} checks)")
+    console.print(
+        f"1. Release generated; graders' self-validation: {'passed' if check.ok else 'FAILED'} "
+        f"({len(check.rows)} checks)"
+    )
     for problem in check.problems:
         console.print(f"   [red]- {problem}[/]")
-    archive = demo.build_lms_zip(course, course.root / "downloaded" / course.assignment / "archive" / "lms-download.zip")
-    console.print(f"2. Synthetic class of {len(demo.CLASS)} students as an LMS download: {archive.relative_to(out)}")
+    archive = demo.build_lms_zip(
+        course, course.root / "downloaded" / course.assignment / "archive" / "lms-download.zip"
+    )
+    console.print(
+        f"2. Synthetic class of {len(demo.CLASS)} students as an LMS download: {archive.relative_to(out)}"
+    )
     for student in demo.CLASS:
         console.print(f"     {student.login:<6} {student.story}")
     collected = demo.nbgrader_cli(course, "zip_collect", course.assignment, "--force")
@@ -203,14 +226,18 @@ def cmd_demo(args) -> int:
     console.print(f"4. Grading in parallel (pe-course grade --jobs {args.jobs}) and generating feedback:")
     summary, feedback_failures = run_grading(course, None, args.jobs, force=True)
     exported = demo.nbgrader_cli(course, "export", "--to", str(course.root / "grades.csv"))
-    console.print(f"5. Grades exported with nbgrader export → grades.csv "
-                  f"({'ok' if exported.returncode == 0 else 'failed'})")
+    console.print(
+        f"5. Grades exported with nbgrader export → grades.csv "
+        f"({'ok' if exported.returncode == 0 else 'failed'})"
+    )
     print_round(course, summary, feedback_failures)
     report = _write_report(course)
     console.print(f"6. Report: [bold]{report}[/]" if report else "6. Report: not available")
     console.print(f"Feedback for students: {course.feedback}")
-    console.print(f"Done in {time.monotonic() - started:.0f} s. Grade the written answers: cd {out} && "
-                  "pe-course formgrader, then pe-course feedback")
+    console.print(
+        f"Done in {time.monotonic() - started:.0f} s. Grade the written answers: cd {out} && "
+        "pe-course formgrader, then pe-course feedback"
+    )
     return 0 if check.ok and not feedback_failures else 1
 
 
@@ -239,17 +266,23 @@ def cmd_feedback(args) -> int:
     with course.gradebook() as gb:
         students = sorted(s.student.id for s in gb.find_assignment(course.assignment).submissions)
     if not students:
-        console.print(f"[red]Nothing to give back[/]: no graded submissions of {course.assignment} "
-                      "(run pe-course grade first).")
+        console.print(
+            f"[red]Nothing to give back[/]: no graded submissions of {course.assignment} "
+            "(run pe-course grade first)."
+        )
         return 2
-    with console.status(f"Generating feedback for {len(students)} students (nbgrader generate_feedback --force)…"):
+    with console.status(
+        f"Generating feedback for {len(students)} students (nbgrader generate_feedback --force)…"
+    ):
         failures = feedback_round(course, students, jobs=args.jobs)
     for student, why in sorted(failures.items()):
         console.print(f"[red]feedback failed for {student}[/]: {why}")
     done = [s for s in students if s not in failures]
     console.print(f"Feedback generated for {len(done)} students in {course.feedback}/ (HTML pages only).")
     zips = zip_for_lms(course, done)
-    console.print(f"For an LMS: one zip per student in {zips}/ (upload each as that student's feedback file).")
+    console.print(
+        f"For an LMS: one zip per student in {zips}/ (upload each as that student's feedback file)."
+    )
     if args.exchange:
         released = course.api().release_feedback(course.assignment)
         if released.get("success"):
@@ -285,8 +318,15 @@ def cmd_formgrader(args) -> int:
             port = sock.getsockname()[1]
     token = secrets.token_hex(16)
     url = f"http://{args.ip}:{port}/formgrader?token={token}"
-    command = [jupyter, "lab", f"--ServerApp.root_dir={course.root}", f"--ServerApp.ip={args.ip}",
-               f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False"]
+    command = [
+        jupyter,
+        "lab",
+        f"--ServerApp.root_dir={course.root}",
+        f"--ServerApp.ip={args.ip}",
+        f"--ServerApp.port={port}",
+        f"--IdentityProvider.token={token}",
+        "--ServerApp.open_browser=False",
+    ]
     if os.geteuid() == 0:
         command.append("--ServerApp.allow_root=True")  # a container or a teaching VM, typically
     console.print("Formgrader (manual grading of the written answers) at:")
@@ -318,15 +358,23 @@ def print_round(course: Course, summary, feedback_failures: dict[str, str]) -> N
     notebooks, rows = score_table(course)
     table = Table("student", *notebooks, "total", "written answers", title=f"Scores: {course.assignment}")
     for student, scores, total, maximum, pending in rows:
-        table.add_row(escape(student), *("-" if s is None else f"{s:g}" for s in scores), f"{total:g}/{maximum:g}",
-                      f"{pending} to grade" if pending else "graded")
+        table.add_row(
+            escape(student),
+            *("-" if s is None else f"{s:g}" for s in scores),
+            f"{total:g}/{maximum:g}",
+            f"{pending} to grade" if pending else "graded",
+        )
     console.print(table)
     waiting = sum(1 for row in rows if row[4])
     if waiting:
-        console.print(f"{waiting} students have written answers to grade: pe-course formgrader, then "
-                      f"pe-course feedback {course.assignment}.")
-    console.print(f"Graded {len(summary.graded)}, skipped (unchanged) {len(summary.skipped)}, "
-                  f"failed {len(summary.failed)} in {summary.seconds:.1f} s.")
+        console.print(
+            f"{waiting} students have written answers to grade: pe-course formgrader, then "
+            f"pe-course feedback {course.assignment}."
+        )
+    console.print(
+        f"Graded {len(summary.graded)}, skipped (unchanged) {len(summary.skipped)}, "
+        f"failed {len(summary.failed)} in {summary.seconds:.1f} s."
+    )
     needs = {**{s: [f"grading failed: {why}"] for s, why in summary.failed.items()}, **summary.attention}
     for student, why in feedback_failures.items():
         needs.setdefault(student, []).append(f"feedback failed: {why}")
@@ -339,31 +387,40 @@ def print_round(course: Course, summary, feedback_failures: dict[str, str]) -> N
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="pe-course", formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="pe-course",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Grade the Positional Encoding notebooks with nbgrader and the hidden graders.",
         epilog="A grading round, from the course directory:\n"
-               "  pe-course build                          self-validate the graders, then release\n"
-               "  nbgrader zip_collect positional-encoding  take in an LMS download (or nbgrader collect)\n"
-               "  pe-course grade                          autograde in parallel, with feedback\n"
-               "  pe-course formgrader                     grade the written answers in nbgrader's formgrader\n"
-               "  pe-course feedback                       feedback with the written scores, LMS zips\n"
-               "  pe-course report                         HTML report and grades.csv\n"
-               "Try it on a synthetic class: pe-course demo")
-    parser.add_argument("--course", type=Path, default=None, help="course directory (default: found from here)")
+        "  pe-course build                          self-validate the graders, then release\n"
+        "  nbgrader zip_collect positional-encoding  take in an LMS download (or nbgrader collect)\n"
+        "  pe-course grade                          autograde in parallel, with feedback\n"
+        "  pe-course formgrader                     grade the written answers in nbgrader's formgrader\n"
+        "  pe-course feedback                       feedback with the written scores, LMS zips\n"
+        "  pe-course report                         HTML report and grades.csv\n"
+        "Try it on a synthetic class: pe-course demo",
+    )
+    parser.add_argument(
+        "--course", type=Path, default=None, help="course directory (default: found from here)"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("release", help="generate release/ with nbgrader and check it is safe for students")
     p.add_argument("--check", action="store_true", help="only compare release/ with a fresh generation")
     p.set_defaults(func=cmd_release)
 
-    p = sub.add_parser("grade", help="autograde submissions in parallel (one gradebook writer), then feedback")
+    p = sub.add_parser(
+        "grade", help="autograde submissions in parallel (one gradebook writer), then feedback"
+    )
     p.add_argument("assignment", nargs="?", default=ASSIGNMENT)
     p.add_argument("--jobs", "-j", type=int, default=2, help="parallel worker processes (default 2)")
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
     p.add_argument("--force", action="store_true", help="re-grade even unchanged, already graded submissions")
-    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                   help="grade on this Dask distributed scheduler's workers (needs the [dask] extra); "
-                        "--jobs then only sets the local feedback processes")
+    p.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help="grade on this Dask distributed scheduler's workers (needs the [dask] extra); "
+        "--jobs then only sets the local feedback processes",
+    )
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("report", help="HTML report with plots and the grades CSV, from the gradebook")
@@ -371,24 +428,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="output directory (default: reports/<assignment>)")
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("feedback", help="after manual grading: regenerate feedback for everyone (forced), "
-                                        "zip it per student for an LMS, and release it (--exchange)")
+    p = sub.add_parser(
+        "feedback",
+        help="after manual grading: regenerate feedback for everyone (forced), "
+        "zip it per student for an LMS, and release it (--exchange)",
+    )
     p.add_argument("assignment", nargs="?", default=ASSIGNMENT)
     p.add_argument("--jobs", "-j", type=int, default=2, help="parallel worker processes (default 2)")
-    p.add_argument("--exchange", action="store_true", help="also nbgrader release_feedback (nbgrader exchange)")
+    p.add_argument(
+        "--exchange", action="store_true", help="also nbgrader release_feedback (nbgrader exchange)"
+    )
     p.set_defaults(func=cmd_feedback)
 
-    p = sub.add_parser("formgrader", help="start Jupyter in the course directory and print the formgrader URL")
+    p = sub.add_parser(
+        "formgrader", help="start Jupyter in the course directory and print the formgrader URL"
+    )
     p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     p.add_argument("--ip", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.set_defaults(func=cmd_formgrader)
 
-    p = sub.add_parser("demo", help="a whole grading round on a synthetic class in a scratch course directory")
+    p = sub.add_parser(
+        "demo", help="a whole grading round on a synthetic class in a scratch course directory"
+    )
     p.add_argument("--out", help="scratch course directory (default: a new temporary directory)")
     p.add_argument("--jobs", "-j", type=int, default=2)
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("build", help="self-validate the graders, then release (refuses when validation fails)")
+    p = sub.add_parser(
+        "build", help="self-validate the graders, then release (refuses when validation fails)"
+    )
     p.set_defaults(func=cmd_build)
     return parser
 
@@ -405,8 +473,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except KeyboardInterrupt:
-        console.print("[yellow]Interrupted.[/] Workers and their sandboxes are stopped; every student graded so "
-                      "far is in the gradebook; run the same command again to go on from there.")
+        console.print(
+            "[yellow]Interrupted.[/] Workers and their sandboxes are stopped; every student graded so "
+            "far is in the gradebook; run the same command again to go on from there."
+        )
         return 130
 
 

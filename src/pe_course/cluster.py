@@ -66,7 +66,7 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT):
     try:
         from distributed import Client
     except ImportError as exc:
-        raise ClusterUnavailable("Dask distributed is not installed: pip install -e \".[dask]\"") from exc
+        raise ClusterUnavailable('Dask distributed is not installed: pip install -e ".[dask]"') from exc
     for name in ("distributed", "tornado"):  # worker losses are reported in the round's summary instead
         logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
@@ -78,13 +78,18 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT):
 
 def describe(client) -> tuple[int, int, list[str]]:
     """(workers, threads, notes) of the cluster as the scheduler sees it now."""
-    workers = client.scheduler_info(n_workers=-1).get("workers", {}) if _takes_n_workers(client) else \
-        client.scheduler_info().get("workers", {})
+    workers = (
+        client.scheduler_info(n_workers=-1).get("workers", {})
+        if _takes_n_workers(client)
+        else client.scheduler_info().get("workers", {})
+    )
     threads = sum(int(w.get("nthreads", 1)) for w in workers.values())
     notes = []
     if any(int(w.get("nthreads", 1)) > 1 for w in workers.values()):
-        notes.append("workers with more than one thread grade one student at a time (nbgrader changes the "
-                     "working directory): start them with --nthreads 1 and --nworkers N instead")
+        notes.append(
+            "workers with more than one thread grade one student at a time (nbgrader changes the "
+            "working directory): start them with --nthreads 1 and --nworkers N instead"
+        )
     return len(workers), threads, notes
 
 
@@ -117,8 +122,11 @@ def course_bundle(course: Course, template_db: Path) -> bytes:
     members = [("nbgrader_config.py", course.root / "nbgrader_config.py"), ("template.db", template_db)]
     for rel in (Path("source") / course.assignment, Path("release") / course.assignment, Path("graders")):
         folder = course.root / rel
-        members += [(str(p.relative_to(course.root)), p) for p in sorted(folder.rglob("*"))
-                    if p.is_file() and not {"__pycache__", ".hypothesis", ".ipynb_checkpoints"} & set(p.parts)]
+        members += [
+            (str(p.relative_to(course.root)), p)
+            for p in sorted(folder.rglob("*"))
+            if p.is_file() and not {"__pycache__", ".hypothesis", ".ipynb_checkpoints"} & set(p.parts)
+        ]
     return _tar(members)
 
 
@@ -127,8 +135,9 @@ def submission_archive(course: Course, student: str) -> bytes:
     return _tar([(str(p.relative_to(folder)), p) for p in sorted(folder.rglob("*")) if p.is_file()])
 
 
-def run_on_cluster(client, course: Course, tasks: list[GradeTask], template_db: Path, state,
-                   summary: RoundSummary, notify) -> None:
+def run_on_cluster(
+    client, course: Course, tasks: list[GradeTask], template_db: Path, state, summary: RoundSummary, notify
+) -> None:
     """Grade ``tasks`` on the cluster; merge each result here, once, as it arrives."""
     from distributed import as_completed
 
@@ -147,9 +156,18 @@ def run_on_cluster(client, course: Course, tasks: list[GradeTask], template_db: 
         task = queue.pop(0)
         key = f"pe-grade-{run}-{task.student}"
         by_key[key] = task
-        outstanding[key] = client.submit(grade_remote, bundle_future, digest, package, task.assignment,
-                                         task.student, submission_archive(course, task.student),
-                                         task.fingerprint, key=key, pure=False)
+        outstanding[key] = client.submit(
+            grade_remote,
+            bundle_future,
+            digest,
+            package,
+            task.assignment,
+            task.student,
+            submission_archive(course, task.student),
+            task.fingerprint,
+            key=key,
+            pure=False,
+        )
         futures.add(outstanding[key])
 
     threads = {"n": 0, "at": -1e9}
@@ -264,8 +282,15 @@ def _drop_forgotten() -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def grade_remote(bundle: bytes, digest: str, package: str, assignment: str, student: str, submission: bytes,
-                 fingerprint: str) -> RemoteResult:
+def grade_remote(
+    bundle: bytes,
+    digest: str,
+    package: str,
+    assignment: str,
+    student: str,
+    submission: bytes,
+    fingerprint: str,
+) -> RemoteResult:
     """One student on a Dask worker: :func:`pe_course.batch.grade_one` in a private course directory."""
     import warnings
 
@@ -274,9 +299,20 @@ def grade_remote(bundle: bytes, digest: str, package: str, assignment: str, stud
     with _LOCK:
         started = time.monotonic()
         if package != package_digest():
-            return RemoteResult(GradeOutcome(student, False, "", fingerprint, error=(
-                f"worker {worker} runs a different pe-course than the client: install the same version on "
-                "every worker")), b"", worker)
+            return RemoteResult(
+                GradeOutcome(
+                    student,
+                    False,
+                    "",
+                    fingerprint,
+                    error=(
+                        f"worker {worker} runs a different pe-course than the client: install the same version on "
+                        "every worker"
+                    ),
+                ),
+                b"",
+                worker,
+            )
         shared = _bundle_dir(bundle, digest)
         from hypothesis.configuration import set_hypothesis_home_dir
 
@@ -292,13 +328,18 @@ def grade_remote(bundle: bytes, digest: str, package: str, assignment: str, stud
             folder.mkdir(parents=True)
             _untar(submission, folder)
             staging = root / "staging"
-            outcome = grade_one(GradeTask(str(root), assignment, student, str(shared / "template.db"),
-                                          str(staging), fingerprint))
+            outcome = grade_one(
+                GradeTask(
+                    str(root), assignment, student, str(shared / "template.db"), str(staging), fingerprint
+                )
+            )
             members = []
             if outcome.ok:
                 members = [("gradebook.db", staging / "gradebook.db")]
                 autograded = staging / "autograded"
-                members += [(str(p.relative_to(staging)), p) for p in sorted(autograded.rglob("*")) if p.is_file()]
+                members += [
+                    (str(p.relative_to(staging)), p) for p in sorted(autograded.rglob("*")) if p.is_file()
+                ]
             outcome.staging = ""
             outcome.seconds = time.monotonic() - started
             return RemoteResult(outcome, _tar(members), worker)

@@ -26,18 +26,18 @@ REFERENCE = "reference"
 
 # --- the code the synthetic students wrote ----------------------------------------------------
 LOOPS = {
-    "embed": '''def embed(ids, tok_table, pos_table):
+    "embed": """def embed(ids, tok_table, pos_table):
     ids = list(ids)
     if len(ids) > len(pos_table):
         raise ValueError("T melebihi block_size")
     rows = [tok_table[i] + pos_table[t] for t, i in enumerate(ids)]
-    return np.array(rows, dtype=float).reshape(len(ids), tok_table.shape[1])''',
-    "one_hot": '''def one_hot(ids, vocab_size):
+    return np.array(rows, dtype=float).reshape(len(ids), tok_table.shape[1])""",
+    "one_hot": """def one_hot(ids, vocab_size):
     out = np.zeros((len(ids), vocab_size))
     for t, i in enumerate(ids):
         out[t, i] = 1.0
-    return out''',
-    "positional_encoding": '''def positional_encoding(length, d_model, base=10000.0):
+    return out""",
+    "positional_encoding": """def positional_encoding(length, d_model, base=10000.0):
     if d_model <= 0 or d_model % 2 or length < 0:
         raise ValueError("d_model harus genap dan positif")
     pe = np.zeros((length, d_model))
@@ -45,45 +45,62 @@ LOOPS = {
         for i in range(d_model // 2):
             angle = p / base ** (2 * i / d_model)
             pe[p, 2 * i], pe[p, 2 * i + 1] = np.sin(angle), np.cos(angle)
-    return pe''',
-    "self_attention": '''def self_attention(x):
+    return pe""",
+    "self_attention": """def self_attention(x):
     x = np.asarray(x, dtype=float)
     out = np.zeros_like(x)
     for t in range(len(x)):
         s = x @ x[t] / np.sqrt(x.shape[1])
         w = np.exp(s - s.max())
         out[t] = (w / w.sum()) @ x
-    return out''',
+    return out""",
 }
 
 MISTAKES = {
-    "concat-not-add": ("embed", '''def embed(ids, tok_table, pos_table):
+    "concat-not-add": (
+        "embed",
+        """def embed(ids, tok_table, pos_table):
     ids = np.asarray(ids, dtype=int)
     if len(ids) > pos_table.shape[0]:
         raise ValueError("terlalu panjang")
-    return np.concatenate([tok_table[ids], pos_table[:len(ids)]], axis=1)'''),
-    "sin-cos-swapped": ("positional_encoding", '''def positional_encoding(length, d_model, base=10000.0):
+    return np.concatenate([tok_table[ids], pos_table[:len(ids)]], axis=1)""",
+    ),
+    "sin-cos-swapped": (
+        "positional_encoding",
+        """def positional_encoding(length, d_model, base=10000.0):
     if d_model <= 0 or d_model % 2 or length < 0:
         raise ValueError("d_model harus genap dan positif")
     angle = np.arange(length)[:, None] * frequencies(d_model, base)[None, :]
     pe = np.zeros((length, d_model))
     pe[:, 0::2] = np.cos(angle)
     pe[:, 1::2] = np.sin(angle)
-    return pe'''),
-    "add-at-missing": ("embed_backward", '''def embed_backward(ids, grad_h, vocab_size, block_size):
+    return pe""",
+    ),
+    "add-at-missing": (
+        "embed_backward",
+        """def embed_backward(ids, grad_h, vocab_size, block_size):
     ids = np.asarray(ids, dtype=int)
     grad_tok = np.zeros((vocab_size, grad_h.shape[1]))
     grad_tok[ids] += grad_h
     grad_pos = np.zeros((block_size, grad_h.shape[1]))
     grad_pos[:len(ids)] = grad_h
-    return grad_tok, grad_pos'''),
-    "no-sqrt-scaling": ("self_attention", '''def self_attention(x):
+    return grad_tok, grad_pos""",
+    ),
+    "no-sqrt-scaling": (
+        "self_attention",
+        """def self_attention(x):
     s = x @ x.T
     w = np.exp(s - s.max(axis=1, keepdims=True))
-    return (w / w.sum(axis=1, keepdims=True)) @ x'''),
-    "dot-not-cosine": ("position_similarity", '''def position_similarity(pe, pos):
-    return pe @ pe[pos]'''),
-    "rope-wrong-direction": ("apply_rope", '''def apply_rope(x, positions=None, base=10000.0):
+    return (w / w.sum(axis=1, keepdims=True)) @ x""",
+    ),
+    "dot-not-cosine": (
+        "position_similarity",
+        """def position_similarity(pe, pos):
+    return pe @ pe[pos]""",
+    ),
+    "rope-wrong-direction": (
+        "apply_rope",
+        """def apply_rope(x, positions=None, base=10000.0):
     x = np.asarray(x, dtype=float)
     T, d = x.shape
     if d % 2:
@@ -94,14 +111,21 @@ MISTAKES = {
     out = np.empty_like(x)
     out[:, 0::2] = a * np.cos(phi) + b * np.sin(phi)
     out[:, 1::2] = -a * np.sin(phi) + b * np.cos(phi)
-    return out'''),
-    "rotation-transposed": ("rotation_matrix", '''def rotation_matrix(theta):
-    return np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])'''),
-    "freq-per-column": ("frequencies", '''def frequencies(d_model, base=10000.0):
-    return base ** (-np.arange(d_model // 2) / d_model)'''),
+    return out""",
+    ),
+    "rotation-transposed": (
+        "rotation_matrix",
+        """def rotation_matrix(theta):
+    return np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])""",
+    ),
+    "freq-per-column": (
+        "frequencies",
+        """def frequencies(d_model, base=10000.0):
+    return base ** (-np.arange(d_model // 2) / d_model)""",
+    ),
 }
 
-BUGGY_SHIFT = '''def shift_encoding(pe, k, base=10000.0):
+BUGGY_SHIFT = """def shift_encoding(pe, k, base=10000.0):
     pe = np.asarray(pe, dtype=float)
     w = frequencies_for(pe.shape[-1], base) * abs(k)   # lupa tanda k
     s, c = pe[..., 0::2], pe[..., 1::2]
@@ -111,9 +135,9 @@ BUGGY_SHIFT = '''def shift_encoding(pe, k, base=10000.0):
     return out
 
 def frequencies_for(d, base):
-    return base ** (-np.arange(0, d, 2) / d)'''
+    return base ** (-np.arange(0, d, 2) / d)"""
 
-CHEATING = '''import numpy, builtins, os, glob
+CHEATING = """import numpy, builtins, os, glob
 numpy.allclose = lambda *a, **k: True
 numpy.testing.assert_allclose = lambda *a, **k: None
 builtins.isinstance = lambda *a, **k: True
@@ -136,27 +160,27 @@ for site in __import__("site").getsitepackages():
         open(os.path.join(site, "sitecustomize.py"), "w").write("raise SystemExit")
     except OSError:
         pass
-3.0'''
+3.0"""
 
-HANGS = '''def rope_scores(q, k, base=10000.0):
+HANGS = """def rope_scores(q, k, base=10000.0):
     while True:
-        pass'''
+        pass"""
 
-MEMORY = '''def offset_similarity(offset, d_model, base=10000.0):
+MEMORY = """def offset_similarity(offset, d_model, base=10000.0):
     blocks = []
     while True:
-        blocks.append(np.ones(10**8))'''
+        blocks.append(np.ones(10**8))"""
 
 WRITTEN = {
     "answer_untrained_positions": "Baris 8-11 tidak berubah karena embed_backward memberi gradien nol untuk t >= T; "
-                                  "posisi 256-599 mendapat baris acak yang tidak pernah dilatih, tanpa error apa pun.",
+    "posisi 256-599 mendapat baris acak yang tidak pernah dilatih, tanpa error apa pun.",
     "answer_sin_only": "Tidak: PE_sin(0) adalah vektor nol, jadi tidak ada M dengan M PE_sin(0) = PE_sin(k); dan "
-                       "sin a sin b memuat cos(a + b), jadi perkalian titiknya juga bergantung pada p + q.",
+    "sin a sin b memuat cos(a + b), jadi perkalian titiknya juga bergantung pada p + q.",
     "answer_rope_before_projection": "Tidak: skornya x_m^T R_m^T W R_n x_n, dan W di antara kedua rotasi "
-                                     "umumnya tidak berkomutasi dengannya, jadi posisi absolut tetap ada. RoPE dipasang setelah proyeksi.",
+    "umumnya tidak berkomutasi dengannya, jadi posisi absolut tetap ada. RoPE dipasang setelah proyeksi.",
     "answer_causal_mask": "Ya, berbeda: di posisi 0 'orang' hanya melihat dirinya, di posisi 2 melihat ketiga kata. "
-                          "Tetapi 'orang menggigit anjing' dan 'menggigit orang anjing' memberi output yang sama "
-                          "untuk 'anjing', karena rata-rata berbobot tidak peduli urutan.",
+    "Tetapi 'orang menggigit anjing' dan 'menggigit orang anjing' memberi output yang sama "
+    "untuk 'anjing', karena rata-rata berbobot tidak peduli urutan.",
 }
 
 
@@ -171,8 +195,20 @@ class Student:
     mangle: dict[str, Callable[[dict], object]] = field(default_factory=dict)  # notebook -> nb -> content
 
 
-ALL = ("embed", "one_hot", "embed_backward", "frequencies", "positional_encoding", "rotation_matrix",
-       "shift_encoding", "apply_rope", "rope_scores", "position_similarity", "offset_similarity", "self_attention")
+ALL = (
+    "embed",
+    "one_hot",
+    "embed_backward",
+    "frequencies",
+    "positional_encoding",
+    "rotation_matrix",
+    "shift_encoding",
+    "apply_rope",
+    "rope_scores",
+    "position_similarity",
+    "offset_similarity",
+    "self_attention",
+)
 
 
 def _everything(**changes: str) -> dict[str, str]:
@@ -196,8 +232,11 @@ def _drop_test_and_duplicate(nb):
 
 def _fresh_notebook(nb):
     fresh = nbformat.v4.new_notebook()
-    fresh.cells = [nbformat.v4.new_code_cell(c.source) for c in nb.cells if c.cell_type == "code"
-                   and grade_id(c) and grade_id(c).startswith(("setup", "solution"))]
+    fresh.cells = [
+        nbformat.v4.new_code_cell(c.source)
+        for c in nb.cells
+        if c.cell_type == "code" and grade_id(c) and grade_id(c).startswith(("setup", "solution"))
+    ]
     return fresh
 
 
@@ -211,25 +250,66 @@ def _unknown_schema(nb):
 CLASS = [
     Student("ani", "complete and correct", _everything(), written=True),
     Student("budi", "complete and correct, written with loops", _everything(**LOOPS), written=True),
-    Student("citra", "partial: notebooks 01-02 and rotation_matrix",
-            {f: REFERENCE for f in ("embed", "one_hot", "embed_backward", "frequencies", "positional_encoding",
-                                    "rotation_matrix")}),
-    Student("dewi", "nearly done: sign bug in shift_encoding, self_attention not started",
-            {**_everything(shift_encoding=BUGGY_SHIFT), "self_attention": ""}, written=True),
-    Student("eko", "misconceptions: concat-not-add, sin-cos-swapped", _mistakes("concat-not-add", "sin-cos-swapped")),
-    Student("fitri", "misconceptions: add-at-missing, no-sqrt-scaling, dot-not-cosine",
-            _mistakes("add-at-missing", "no-sqrt-scaling", "dot-not-cosine")),
-    Student("gita", "misconceptions: rope-wrong-direction, rotation-transposed, freq-per-column",
-            _mistakes("rope-wrong-direction", "rotation-transposed", "freq-per-column")),
+    Student(
+        "citra",
+        "partial: notebooks 01-02 and rotation_matrix",
+        {
+            f: REFERENCE
+            for f in (
+                "embed",
+                "one_hot",
+                "embed_backward",
+                "frequencies",
+                "positional_encoding",
+                "rotation_matrix",
+            )
+        },
+    ),
+    Student(
+        "dewi",
+        "nearly done: sign bug in shift_encoding, self_attention not started",
+        {**_everything(shift_encoding=BUGGY_SHIFT), "self_attention": ""},
+        written=True,
+    ),
+    Student(
+        "eko",
+        "misconceptions: concat-not-add, sin-cos-swapped",
+        _mistakes("concat-not-add", "sin-cos-swapped"),
+    ),
+    Student(
+        "fitri",
+        "misconceptions: add-at-missing, no-sqrt-scaling, dot-not-cosine",
+        _mistakes("add-at-missing", "no-sqrt-scaling", "dot-not-cosine"),
+    ),
+    Student(
+        "gita",
+        "misconceptions: rope-wrong-direction, rotation-transposed, freq-per-column",
+        _mistakes("rope-wrong-direction", "rotation-transposed", "freq-per-column"),
+    ),
     Student("hadi", "untouched stubs"),
-    Student("indra", "cheating: patches numpy, rigged array, writes gradebook and sitecustomize",
-            _everything(embed=""), extra={"01_embedding": CHEATING}),
-    Student("joko", "mangled: truncated file, deleted and duplicated cells, no metadata, unknown schema",
-            _everything(), mangle={"01_embedding": _truncate, "02_sinusoidal": _drop_test_and_duplicate,
-                                   "03_rotation": _fresh_notebook, "04_similarity": _unknown_schema}),
+    Student(
+        "indra",
+        "cheating: patches numpy, rigged array, writes gradebook and sitecustomize",
+        _everything(embed=""),
+        extra={"01_embedding": CHEATING},
+    ),
+    Student(
+        "joko",
+        "mangled: truncated file, deleted and duplicated cells, no metadata, unknown schema",
+        _everything(),
+        mangle={
+            "01_embedding": _truncate,
+            "02_sinusoidal": _drop_test_and_duplicate,
+            "03_rotation": _fresh_notebook,
+            "04_similarity": _unknown_schema,
+        },
+    ),
     Student("kiki", "missing notebooks 03 and 04", _everything(), missing=("03_rotation", "04_similarity")),
-    Student("lina", "code that hangs (rope_scores) and eats memory (offset_similarity)",
-            _everything(rope_scores=HANGS, offset_similarity=MEMORY)),
+    Student(
+        "lina",
+        "code that hangs (rope_scores) and eats memory (offset_similarity)",
+        _everything(rope_scores=HANGS, offset_similarity=MEMORY),
+    ),
 ]
 
 
@@ -264,8 +344,15 @@ def build_lms_zip(course: Course, path: Path) -> Path:
             content = student.mangle[notebook](nb) if notebook in student.mangle else nb
             data = content if isinstance(content, bytes) else nbformat.writes(content).encode()
             file_name = f"{notebook}-1.ipynb" if (number + nb_number) % 5 == 0 else f"{notebook}.ipynb"
-            files[canvas_name(student.login, 1000 + number, 5000 + 10 * number + nb_number, file_name,
-                              late=student.login == "kiki")] = data
+            files[
+                canvas_name(
+                    student.login,
+                    1000 + number,
+                    5000 + 10 * number + nb_number,
+                    file_name,
+                    late=student.login == "kiki",
+                )
+            ] = data
     return lms_zip(path, files)
 
 
@@ -273,12 +360,18 @@ def scratch_course(repo: Course, out: Path) -> Course:
     """A copy of the course (source, graders, config) in ``out`` with demo time limits."""
     out.mkdir(parents=True, exist_ok=True)
     for name in ("source", "graders"):
-        shutil.copytree(repo.root / name, out / name, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
+        shutil.copytree(
+            repo.root / name,
+            out / name,
+            dirs_exist_ok=True,
+            ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"),
+        )
     config = (repo.root / "nbgrader_config.py").read_text(encoding="utf-8")
-    config += ("\n# pe-course demo: shorter limits so the code that hangs costs seconds, not minutes.\n"
-               "c.Execute.timeout = 5\nc.ScoreWithGraders.call_timeout = 3\n"
-               "c.SandboxedExecute.notebook_timeout = 40\nc.ScoreWithGraders.notebook_timeout = 60\n")
+    config += (
+        "\n# pe-course demo: shorter limits so the code that hangs costs seconds, not minutes.\n"
+        "c.Execute.timeout = 5\nc.ScoreWithGraders.call_timeout = 3\n"
+        "c.SandboxedExecute.notebook_timeout = 40\nc.ScoreWithGraders.notebook_timeout = 60\n"
+    )
     (out / "nbgrader_config.py").write_text(config, encoding="utf-8")
     return Course(out, repo.assignment)
 

@@ -26,8 +26,11 @@ def same_outcome(a: Outcome, b: Outcome, rtol: float = 1e-6, atol: float = 1e-8)
     return _close(a.value, b.value, rtol=rtol, atol=atol)
 
 
-def diagnose(log: Iterable[CallRecord], candidates: Iterable[Misconception],
-             reference: Mapping[str, Callable[..., Any]]) -> list[Misconception]:
+def diagnose(
+    log: Iterable[CallRecord],
+    candidates: Iterable[Misconception],
+    reference: Mapping[str, Callable[..., Any]],
+) -> list[Misconception]:
     """Misconceptions whose wrong implementation explains how the student's function differs.
 
     A call *tells* a misconception apart when its wrong implementation and the reference behave

@@ -40,20 +40,34 @@ class ResourceGroups(LoggingConfigurable):
     """Limits on each sandboxed run as a whole (all its processes), in ``nbgrader_config.py``:
     ``c.ResourceGroups.memory_mib = 2048`` and so on. See ``pe_course.sandbox.groups``."""
 
-    memory_mib = Int(DEFAULT.group_memory // MiB, help="Memory of one sandboxed run, all its processes together (MiB).").tag(config=True)
-    processes = Int(DEFAULT.group_processes, help="Processes and threads one sandboxed run may have at once.").tag(config=True)
-    cpu_seconds = Float(DEFAULT.group_cpu_seconds, help="CPU seconds of one sandboxed run, all its processes together.").tag(
-        config=True)
-    scratch_files = Int(DEFAULT.scratch_files, help="Files and folders a run may create in its scratch directory.").tag(config=True)
-    scratch_mib = Int(DEFAULT.scratch_bytes // MiB, help="Bytes a run may write to its scratch directory (MiB).").tag(config=True)
+    memory_mib = Int(
+        DEFAULT.group_memory // MiB, help="Memory of one sandboxed run, all its processes together (MiB)."
+    ).tag(config=True)
+    processes = Int(
+        DEFAULT.group_processes, help="Processes and threads one sandboxed run may have at once."
+    ).tag(config=True)
+    cpu_seconds = Float(
+        DEFAULT.group_cpu_seconds, help="CPU seconds of one sandboxed run, all its processes together."
+    ).tag(config=True)
+    scratch_files = Int(
+        DEFAULT.scratch_files, help="Files and folders a run may create in its scratch directory."
+    ).tag(config=True)
+    scratch_mib = Int(
+        DEFAULT.scratch_bytes // MiB, help="Bytes a run may write to its scratch directory (MiB)."
+    ).tag(config=True)
 
 
 def limits_from_config(config_owner) -> Limits:
     """The sandbox limits from nbgrader's configuration (time-outs of ``config_owner``, ResourceGroups)."""
     groups = ResourceGroups(config=config_owner.config)
-    limits = Limits(notebook_timeout=float(config_owner.notebook_timeout), group_memory=groups.memory_mib * MiB,
-                    group_processes=groups.processes, group_cpu_seconds=groups.cpu_seconds,
-                    scratch_files=groups.scratch_files, scratch_bytes=groups.scratch_mib * MiB)
+    limits = Limits(
+        notebook_timeout=float(config_owner.notebook_timeout),
+        group_memory=groups.memory_mib * MiB,
+        group_processes=groups.processes,
+        group_cpu_seconds=groups.cpu_seconds,
+        scratch_files=groups.scratch_files,
+        scratch_bytes=groups.scratch_mib * MiB,
+    )
     call_timeout = getattr(config_owner, "call_timeout", None)
     return limits.scaled(call_timeout=float(call_timeout)) if call_timeout else limits
 
@@ -69,8 +83,9 @@ class _Runner:
         self.scratch = self._scratch_cm.__enter__()
         write_file(self.scratch, "nbexec.py", (Path(__file__).parent / "sandbox" / "nbexec.py").read_bytes())
         argv = [sys.executable, "-E", "-s", "-B", sandbox.inside(self.scratch, "nbexec.py")]
-        self.proc = sandbox.start(argv, self.scratch, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL)
+        self.proc = sandbox.start(
+            argv, self.scratch, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
 
     def alive(self) -> bool:
         return self.proc.proc.poll() is None
@@ -91,9 +106,12 @@ class _Runner:
         if group is not None:
             group.reset()  # this notebook's peaks and CPU, not the previous one's
         write_file(self.scratch, f"{name}.in.ipynb", nbformat.writes(nb).encode())
-        request = {"in": self.sandbox.inside(self.scratch, f"{name}.in.ipynb"),
-                   "out": self.sandbox.inside(self.scratch, f"{name}.out.ipynb"),
-                   "cell_timeout": cell_timeout, "total": max(5, int(total) - 5)}
+        request = {
+            "in": self.sandbox.inside(self.scratch, f"{name}.in.ipynb"),
+            "out": self.sandbox.inside(self.scratch, f"{name}.out.ipynb"),
+            "cell_timeout": cell_timeout,
+            "total": max(5, int(total) - 5),
+        }
         problem = None
         assert self.proc.proc.stdin is not None  # a pipe
         try:
@@ -179,9 +197,9 @@ class SandboxedExecute(Execute):
     kernel); they get a placeholder error until the graders score them.
     """
 
-    notebook_timeout = Float(DEFAULT.notebook_timeout, help="Wall-clock limit (seconds) for running one whole notebook.").tag(
-        config=True
-    )
+    notebook_timeout = Float(
+        DEFAULT.notebook_timeout, help="Wall-clock limit (seconds) for running one whole notebook."
+    ).tag(config=True)
 
     def preprocess(self, nb, resources, km=None):
         sandbox = Sandbox(limits_from_config(self))
@@ -218,8 +236,14 @@ class SandboxedExecute(Execute):
             add_note(nb, NoteKind.EXECUTION, problem)
             first = next((c for c in nb.cells if c.cell_type == "code" and not is_test_cell(c)), None)
             if first is not None:
-                first.outputs.insert(0, nbformat.v4.new_output(
-                    "stream", name="stdout", text=f"[Catatan penilai] Notebook tidak selesai dijalankan: {problem}\n"))
+                first.outputs.insert(
+                    0,
+                    nbformat.v4.new_output(
+                        "stream",
+                        name="stdout",
+                        text=f"[Catatan penilai] Notebook tidak selesai dijalankan: {problem}\n",
+                    ),
+                )
         return nb, resources
 
 
@@ -242,6 +266,10 @@ def _safe_outputs(outputs) -> list:
                 safe.append(nbformat.v4.new_output("display_data", data=data))
         elif kind == "error":
             ename, evalue = str(out.get("ename", "Error"))[:200], str(out.get("evalue", ""))[:2000]
-            tb = [str(t)[:4000] for t in out.get("traceback", [])[:50]] if isinstance(out.get("traceback"), list) else []
+            tb = (
+                [str(t)[:4000] for t in out.get("traceback", [])[:50]]
+                if isinstance(out.get("traceback"), list)
+                else []
+            )
             safe.append(nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=tb))
     return safe

@@ -15,8 +15,20 @@ import csv
 from nbgrader.api import MissingEntry
 from nbgrader.plugins.export import ExportPlugin
 
-COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
-           "raw_score", "late_submission_penalty", "score", "max_score", "manual_grading_pending"]
+COLUMNS = [
+    "assignment",
+    "duedate",
+    "timestamp",
+    "student_id",
+    "last_name",
+    "first_name",
+    "email",
+    "raw_score",
+    "late_submission_penalty",
+    "score",
+    "max_score",
+    "manual_grading_pending",
+]
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -50,17 +62,32 @@ class SafeCsvExportPlugin(ExportPlugin):
                 for student in gradebook.students:
                     if students and student.id not in students:
                         continue
-                    row = {"assignment": assignment.name, "duedate": assignment.duedate, "student_id": student.id,
-                           "last_name": student.last_name, "first_name": student.first_name,
-                           "email": student.email, "max_score": assignment.max_score}
+                    row = {
+                        "assignment": assignment.name,
+                        "duedate": assignment.duedate,
+                        "student_id": student.id,
+                        "last_name": student.last_name,
+                        "first_name": student.first_name,
+                        "email": student.email,
+                        "max_score": assignment.max_score,
+                    }
                     try:
                         submission = gradebook.find_submission(assignment.name, student.id)
                     except MissingEntry:
-                        row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0, score=0.0,
-                                   manual_grading_pending=0)
+                        row.update(
+                            timestamp="",
+                            raw_score=0.0,
+                            late_submission_penalty=0.0,
+                            score=0.0,
+                            manual_grading_pending=0,
+                        )
                     else:
                         penalty = submission.late_submission_penalty
-                        row.update(timestamp=submission.timestamp, raw_score=submission.score,
-                                   late_submission_penalty=penalty, score=submission.score - penalty,
-                                   manual_grading_pending=pending_manual_grades(submission))
+                        row.update(
+                            timestamp=submission.timestamp,
+                            raw_score=submission.score,
+                            late_submission_penalty=penalty,
+                            score=submission.score - penalty,
+                            manual_grading_pending=pending_manual_grades(submission),
+                        )
                     writer.writerow([_cell(row[c]) for c in COLUMNS])

@@ -60,6 +60,7 @@ def cell_text(cell: CellResult) -> str:
     text = cell_markdown(cell).replace("**", "").replace("`", "")
     return text.replace("✅", "[lolos]").replace("❌", "[gagal]").replace("💡 ", "")
 
+
 _CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)
 _MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\s)([^$\n]+?)(?<!\s)\$", re.S)
 

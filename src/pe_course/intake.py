@@ -78,14 +78,22 @@ def read_roster(path: Path) -> tuple[dict[str, str], dict[str, str]]:
     with open(path, newline="", encoding="utf-8-sig") as fh:
         for row in csv.DictReader(fh):
             cols = {k.strip().lower(): (v or "").strip() for k, v in row.items() if k}
-            sid = next((cols[k] for k in ("student_id", "id number", "idnumber", "npm", "nim", "username")
-                        if cols.get(k)), "")
+            sid = next(
+                (
+                    cols[k]
+                    for k in ("student_id", "id number", "idnumber", "npm", "nim", "username")
+                    if cols.get(k)
+                ),
+                "",
+            )
             if not sid:
                 continue
             name = next((cols[k] for k in ("full name", "fullname", "name", "nama") if cols.get(k)), "")
             if name:
                 by_name[slug(name)] = sid
-            participant = re.sub(r"\D", "", next((cols[k] for k in ("identifier", "participant") if cols.get(k)), ""))
+            participant = re.sub(
+                r"\D", "", next((cols[k] for k in ("identifier", "participant") if cols.get(k)), "")
+            )
             if participant:
                 by_participant[participant] = sid
     return by_participant, by_name
@@ -94,10 +102,15 @@ def read_roster(path: Path) -> tuple[dict[str, str], dict[str, str]]:
 class LmsFileNameCollector(FileNameCollectorPlugin):
     """FileNameCollector for Canvas and Moodle downloads: student from the names, notebook normalised."""
 
-    named_regexp = Unicode(CANVAS_PATTERN, help="Regexp with student_id and file_id groups (Canvas).").tag(config=True)
+    named_regexp = Unicode(CANVAS_PATTERN, help="Regexp with student_id and file_id groups (Canvas).").tag(
+        config=True
+    )
     notebooks = List(list(NOTEBOOKS), help="Notebook names of the assignment.").tag(config=True)
-    roster = Unicode("", help="CSV mapping Moodle names (or participant ids) to student ids; "
-                              "relative to the course directory.").tag(config=True)
+    roster = Unicode(
+        "",
+        help="CSV mapping Moodle names (or participant ids) to student ids; "
+        "relative to the course directory.",
+    ).tag(config=True)
 
     def collect(self, submitted_file: str):
         info = self._canvas(submitted_file) or self._moodle(submitted_file)
@@ -106,8 +119,11 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
             return None
         name = canonical_notebook(info["file_id"], self.notebooks)
         if name is None:
-            self.log.warning("Skipping %s: it is not one of the assignment's notebooks %s",
-                             submitted_file, ", ".join(self.notebooks))
+            self.log.warning(
+                "Skipping %s: it is not one of the assignment's notebooks %s",
+                submitted_file,
+                ", ".join(self.notebooks),
+            )
             return None
         info["file_id"] = f"{name}.ipynb"
         stamp = _archive_time(Path(submitted_file))
@@ -140,8 +156,13 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
         by_participant, by_name = self._roster()
         sid = by_participant.get(participant) or by_name.get(slug(name))
         if sid is None:
-            self.log.warning("%s (participant %s) is not on the roster %s: taken in as %s",
-                             name, participant, self.roster, slug(name))
+            self.log.warning(
+                "%s (participant %s) is not on the roster %s: taken in as %s",
+                name,
+                participant,
+                self.roster,
+                slug(name),
+            )
             return slug(name)
         return sid
 
@@ -190,15 +211,19 @@ def tidy_submissions(submitted: Path, assignment: str, notebooks: tuple[str, ...
         for path in stray:
             name = canonical_notebook(path.name, notebooks)
             if name is None:
-                messages.append(f"{path.relative_to(submitted)}: not one of the notebooks "
-                                f"{', '.join(notebooks)}; left alone (not graded)")
+                messages.append(
+                    f"{path.relative_to(submitted)}: not one of the notebooks "
+                    f"{', '.join(notebooks)}; left alone (not graded)"
+                )
             else:
                 by_name.setdefault(name, []).append(path)
         for name, paths in sorted(by_name.items()):
             dest = target / f"{name}.ipynb"
             shown = ", ".join(str(p.relative_to(submitted)) for p in paths)
             if dest.exists() or len(paths) > 1:
-                why = "a notebook of that name is already there" if dest.exists() else "more than one candidate"
+                why = (
+                    "a notebook of that name is already there" if dest.exists() else "more than one candidate"
+                )
                 messages.append(f"{shown}: looks like {name}.ipynb, but {why}; left alone (not graded)")
                 continue
             target.mkdir(exist_ok=True)
@@ -242,8 +267,12 @@ class ReportingExtractor(ExtractorPlugin):
                     for entry, why in skipped[:200]:
                         self.log.warning("Skipping %s in %s: %s", entry, path.name, why)
                     if len(skipped) > 200:
-                        self.log.warning("... and %d more skipped entries in %s", len(skipped) - 200, path.name)
-                    rel = Path(root).relative_to(archive_path) / path.stem  # nbgrader extracts into <zip stem>/
+                        self.log.warning(
+                            "... and %d more skipped entries in %s", len(skipped) - 200, path.name
+                        )
+                    rel = (
+                        Path(root).relative_to(archive_path) / path.stem
+                    )  # nbgrader extracts into <zip stem>/
                     with zipfile.ZipFile(path) as zf:
                         for info in zf.infolist():
                             if not info.is_dir():

@@ -43,7 +43,9 @@ def is_demo_cell(cell: Any) -> bool:
     """A provided read-only cell that only prints or plots from the student's functions."""
     tags = cell.get("metadata", {}).get("tags", [])
     gid = grade_id(cell) or ""
-    return (isinstance(tags, list) and "demo" in tags) or (gid.startswith("demo_") and bool(nbgrader_meta(cell).get("locked")))
+    return (isinstance(tags, list) and "demo" in tags) or (
+        gid.startswith("demo_") and bool(nbgrader_meta(cell).get("locked"))
+    )
 
 
 def worker_cells(nb: Any) -> list[str]:

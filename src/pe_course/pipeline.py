@@ -32,8 +32,12 @@ from .sanitize import ForgetDuplicates, RepairMetadata, RobustOverwriteCells
 from .score import ScoreWithGraders
 
 
-def adapted(defaults: list[type], replace: dict[type, type] | None = None, before: dict[type, list[type]] | None = None,
-            after: dict[type, list[type]] | None = None) -> list[type]:
+def adapted(
+    defaults: list[type],
+    replace: dict[type, type] | None = None,
+    before: dict[type, list[type]] | None = None,
+    after: dict[type, list[type]] | None = None,
+) -> list[type]:
     """nbgrader's default steps with some replaced and others inserted next to them (by class)."""
     replace, before, after = replace or {}, before or {}, after or {}
     out: list[type] = []

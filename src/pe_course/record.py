@@ -158,8 +158,13 @@ class GradingRecord:
 
         found = [Attention(note.kind.value, note.detail) for note in self.notes[:MAX_NOTES]]
         if self.timed_out_cells:
-            found.append(Attention("timeout", f"notebook cell(s) {', '.join(map(str, self.timed_out_cells[:20]))} "
-                                              "timed out while the notebook ran"))
+            found.append(
+                Attention(
+                    "timeout",
+                    f"notebook cell(s) {', '.join(map(str, self.timed_out_cells[:20]))} "
+                    "timed out while the notebook ran",
+                )
+            )
         for kind, detail in resource_attention(self.resources):
             found.append(Attention(kind, detail))
         for cell in self.cells:
@@ -186,10 +191,17 @@ class GradingRecord:
             "cells": cells,
         }
         for c in self.cells:
-            cells.append({"grade_id": c.grade_id, "function": c.function, "score": c.score,
-                                  "max_score": c.max_score, "status": CellStatus(c.status).value,
-                                  "checks": [asdict(k) for k in c.checks],
-                                  "misconceptions": [m["id"] for m in c.misconceptions]})
+            cells.append(
+                {
+                    "grade_id": c.grade_id,
+                    "function": c.function,
+                    "score": c.score,
+                    "max_score": c.max_score,
+                    "status": CellStatus(c.status).value,
+                    "checks": [asdict(k) for k in c.checks],
+                    "misconceptions": [m["id"] for m in c.misconceptions],
+                }
+            )
         return data
 
     @classmethod
@@ -199,10 +211,13 @@ class GradingRecord:
         notes = [note for note in map(Note.parse, _list(data.get("notes"))[:MAX_NOTES]) if note is not None]
         version = data.get("version")
         return cls(
-            notebook=_text(data.get("notebook")), cells=cells, isolation=_text(data.get("isolation")),
+            notebook=_text(data.get("notebook")),
+            cells=cells,
+            isolation=_text(data.get("isolation")),
             cell_errors=[e for e in _list(data.get("cell_errors")) if isinstance(e, dict)],
             timed_out_cells=[i for i in _list(data.get("timed_out_cells")) if isinstance(i, int)],
-            notes=notes, seconds=_number(data.get("seconds")),
+            notes=notes,
+            seconds=_number(data.get("seconds")),
             resources=data["resources"] if isinstance(data.get("resources"), dict) else {},
             student=data.get("student") if isinstance(data.get("student"), str) else None,
             assignment=data.get("assignment") if isinstance(data.get("assignment"), str) else None,
@@ -268,14 +283,28 @@ def _cell_from_dict(data: Any) -> CellResult | None:
     for chk in _list(data.get("checks")):
         if not isinstance(chk, dict):
             continue
-        checks.append(CheckResult(
-            name=_text(chk.get("name"), "?"), title=_text(chk.get("title"), _text(chk.get("name"), "?")),
-            passed=chk.get("passed") is True, points=_number(chk.get("points")),
-            max_points=_number(chk.get("max_points")),
-            **{k: _text(chk.get(k)) for k in names - {"name", "title", "passed", "points", "max_points"}}))
-    misconceptions = [{"id": m, "hint": ""} for m in _list(data.get("misconceptions")) if isinstance(m, str) and m]
-    return CellResult(gid, _text(data.get("function"), gid.removeprefix("test_")), _number(data.get("score")),
-                      _number(data.get("max_score")), status, checks, misconceptions)
+        checks.append(
+            CheckResult(
+                name=_text(chk.get("name"), "?"),
+                title=_text(chk.get("title"), _text(chk.get("name"), "?")),
+                passed=chk.get("passed") is True,
+                points=_number(chk.get("points")),
+                max_points=_number(chk.get("max_points")),
+                **{k: _text(chk.get(k)) for k in names - {"name", "title", "passed", "points", "max_points"}},
+            )
+        )
+    misconceptions = [
+        {"id": m, "hint": ""} for m in _list(data.get("misconceptions")) if isinstance(m, str) and m
+    ]
+    return CellResult(
+        gid,
+        _text(data.get("function"), gid.removeprefix("test_")),
+        _number(data.get("score")),
+        _number(data.get("max_score")),
+        status,
+        checks,
+        misconceptions,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -288,39 +317,69 @@ def json_schema() -> dict[str, Any]:
         "type": "object",
         "required": ["grade_id", "function", "score", "max_score", "status", "checks", "misconceptions"],
         "properties": {
-            "grade_id": {"type": "string"}, "function": {"type": "string"},
-            "score": {"type": "number"}, "max_score": {"type": "number"},
+            "grade_id": {"type": "string"},
+            "function": {"type": "string"},
+            "score": {"type": "number"},
+            "max_score": {"type": "number"},
             "status": {"enum": [s.value for s in CellStatus]},
             "checks": {"type": "array", "items": {"$ref": "#/$defs/check"}},
-            "misconceptions": {"type": "array", "items": {"type": "string"},
-                               "description": "ids of the catalogued misconceptions diagnosed (graders/)"},
+            "misconceptions": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "ids of the catalogued misconceptions diagnosed (graders/)",
+            },
         },
         "additionalProperties": False,
     }
-    note = {"type": "object", "required": ["kind", "detail"], "additionalProperties": False,
-            "properties": {"kind": {"enum": [k.value for k in NoteKind]}, "detail": {"type": "string"}}}
+    note = {
+        "type": "object",
+        "required": ["kind", "detail"],
+        "additionalProperties": False,
+        "properties": {"kind": {"enum": [k.value for k in NoteKind]}, "detail": {"type": "string"}},
+    }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://pe-course/grading-record.schema.json",
         "title": "pe-course grading record (<notebook>.grading.json)",
         "description": "Written next to each autograded notebook by pe_course (GradingRecord.to_dict).",
         "type": "object",
-        "required": ["version", "student", "assignment", "notebook", "score", "max_score", "isolation", "seconds",
-                     "notes", "cell_errors", "timed_out_cells", "resources", "cells"],
+        "required": [
+            "version",
+            "student",
+            "assignment",
+            "notebook",
+            "score",
+            "max_score",
+            "isolation",
+            "seconds",
+            "notes",
+            "cell_errors",
+            "timed_out_cells",
+            "resources",
+            "cells",
+        ],
         "properties": {
             "version": {"const": RECORD_VERSION},
-            "student": {"type": ["string", "null"]}, "assignment": {"type": ["string", "null"]},
+            "student": {"type": ["string", "null"]},
+            "assignment": {"type": ["string", "null"]},
             "notebook": {"type": "string"},
-            "score": {"type": "number"}, "max_score": {"type": "number"},
+            "score": {"type": "number"},
+            "max_score": {"type": "number"},
             "isolation": {"type": "string", "description": "how the student's code was isolated"},
             "seconds": {"type": "number"},
             "notes": {"type": "array", "items": {"$ref": "#/$defs/note"}},
-            "cell_errors": {"type": "array", "items": {"type": "object"},
-                            "description": "top-level code cells that failed while the graders loaded the code"},
+            "cell_errors": {
+                "type": "array",
+                "items": {"type": "object"},
+                "description": "top-level code cells that failed while the graders loaded the code",
+            },
             "timed_out_cells": {"type": "array", "items": {"type": "integer"}},
-            "resources": {"type": "object", "additionalProperties": {"type": "object"},
-                          "description": "per sandboxed run (execute, score): peak_memory, peak_processes, "
-                                         "cpu_seconds, hits, limits"},
+            "resources": {
+                "type": "object",
+                "additionalProperties": {"type": "object"},
+                "description": "per sandboxed run (execute, score): peak_memory, peak_processes, "
+                "cpu_seconds, hits, limits",
+            },
             "cells": {"type": "array", "items": {"$ref": "#/$defs/cell"}},
         },
         "additionalProperties": False,

@@ -17,7 +17,9 @@ from .course import Course
 from .notebook import HIDDEN_MARKER, grade_id, is_test_cell, nbgrader_meta
 
 VOLATILE_CELL_KEYS = ("id",)
-RUBRIC_HEADING = "Rubrik penilaian"  # how every rubric in a question cell begins (docs/notebook-conventions.md)
+RUBRIC_HEADING = (
+    "Rubrik penilaian"  # how every rubric in a question cell begins (docs/notebook-conventions.md)
+)
 
 
 class ReleaseError(RuntimeError):
@@ -28,11 +30,15 @@ def generate_release(course: Course, dest_root: Path | None = None) -> Path:
     """Run nbgrader's generate_assignment; into ``dest_root/release`` when given (for comparisons)."""
     overrides = {}
     if dest_root is not None:
-        overrides = {"CourseDirectory.release_directory": str(Path(dest_root) / "release"),
-                     "CourseDirectory.db_url": f"sqlite:///{Path(dest_root) / 'gradebook.db'}"}
+        overrides = {
+            "CourseDirectory.release_directory": str(Path(dest_root) / "release"),
+            "CourseDirectory.db_url": f"sqlite:///{Path(dest_root) / 'gradebook.db'}",
+        }
     result = course.api(**overrides).generate_assignment(course.assignment, force=True)
     if not result["success"]:
-        raise ReleaseError(f"nbgrader generate_assignment failed:\n{result.get('error') or result.get('log')}")
+        raise ReleaseError(
+            f"nbgrader generate_assignment failed:\n{result.get('error') or result.get('log')}"
+        )
     return (Path(dest_root) / "release" / course.assignment) if dest_root else course.release
 
 
@@ -42,18 +48,27 @@ def release_problems(release_dir: Path, source_dir: Path) -> list[str]:
     sources = {p.name: nbformat.read(p, as_version=4) for p in sorted(Path(source_dir).glob("*.ipynb"))}
     released = {p.name: nbformat.read(p, as_version=4) for p in sorted(Path(release_dir).glob("*.ipynb"))}
     if set(sources) != set(released):
-        problems.append(f"release notebooks {sorted(released)} differ from source notebooks {sorted(sources)}")
+        problems.append(
+            f"release notebooks {sorted(released)} differ from source notebooks {sorted(sources)}"
+        )
     for name, nb in sources.items():
         hidden = [grade_id(c) or str(i) for i, c in enumerate(nb.cells) if HIDDEN_MARKER in c.source]
         if hidden:  # graders/ decides the scores: a hidden region here would look like grading that is not
-            problems.append(f"source {name}: '### BEGIN HIDDEN TESTS' in {', '.join(hidden)}; put hidden checks "
-                            "in graders/ instead")
+            problems.append(
+                f"source {name}: '### BEGIN HIDDEN TESTS' in {', '.join(hidden)}; put hidden checks "
+                "in graders/ instead"
+            )
     for name, nb in released.items():
         solution_lines = _solution_lines(sources.get(name))
         for index, cell in enumerate(nb.cells):
             where = f"{name} cell {index} ({grade_id(cell) or cell.cell_type})"
             src = cell.source
-            if "BEGIN SOLUTION" in src or "END SOLUTION" in src or HIDDEN_MARKER in src or "END HIDDEN TESTS" in src:
+            if (
+                "BEGIN SOLUTION" in src
+                or "END SOLUTION" in src
+                or HIDDEN_MARKER in src
+                or "END HIDDEN TESTS" in src
+            ):
                 problems.append(f"{where}: contains solution or hidden-test markers")
             if "MARK SCHEME" in src or RUBRIC_HEADING in src:
                 problems.append(f"{where}: contains the graders' rubric (mark scheme)")
@@ -104,11 +119,15 @@ def release_diff(course: Course) -> list[str]:
     """Names of committed release notebooks that differ from a fresh generate_assignment."""
     with tempfile.TemporaryDirectory() as tmp:
         fresh = generate_release(course, Path(tmp))
-        names = sorted({p.name for p in fresh.glob("*.ipynb")} | {p.name for p in course.release.glob("*.ipynb")})
+        names = sorted(
+            {p.name for p in fresh.glob("*.ipynb")} | {p.name for p in course.release.glob("*.ipynb")}
+        )
         differ = []
         for name in names:
             a, b = fresh / name, course.release / name
-            if not (a.exists() and b.exists()) or normalized(nbformat.read(a, 4)) != normalized(nbformat.read(b, 4)):
+            if not (a.exists() and b.exists()) or normalized(nbformat.read(a, 4)) != normalized(
+                nbformat.read(b, 4)
+            ):
                 differ.append(name)
         return differ
 

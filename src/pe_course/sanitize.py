@@ -28,7 +28,9 @@ NOTES_KEY = "pe_course"
 
 def add_note(nb: Any, kind: NoteKind, detail: str) -> None:
     """A note for the grading record, carried in the notebook's metadata between preprocessors."""
-    nb.metadata.setdefault(NOTES_KEY, {}).setdefault("notes", []).append({"kind": kind.value, "detail": detail})
+    nb.metadata.setdefault(NOTES_KEY, {}).setdefault("notes", []).append(
+        {"kind": kind.value, "detail": detail}
+    )
 
 
 def notes(nb: Any) -> list[Note]:
@@ -113,23 +115,46 @@ class RepairMetadata(NbGraderPreprocessor):
                 raise ValidationError("metadata is not a dict")
             validator.upgrade_cell_metadata(cell)
             validator.validate_cell(cell)
-        except (SchemaTooNewError, SchemaTooOldError, ValidationError, KeyError, TypeError, AttributeError) as exc:
+        except (
+            SchemaTooNewError,
+            SchemaTooOldError,
+            ValidationError,
+            KeyError,
+            TypeError,
+            AttributeError,
+        ) as exc:
             problem = f"{type(exc).__name__}: {str(exc)[:120]}"
         if not (isinstance(gid, str) and gid in sources):
             if problem or gid is not None:  # a cell the assignment does not have: an ordinary cell
                 del cell.metadata["nbgrader"]
-                add_note(nb, NoteKind.DROPPED_METADATA, f"cell {index} ({str(gid)[:60]!r}): {problem or 'unknown grade id'}")
+                add_note(
+                    nb,
+                    NoteKind.DROPPED_METADATA,
+                    f"cell {index} ({str(gid)[:60]!r}): {problem or 'unknown grade id'}",
+                )
             return
         src = sources[gid]
-        expected = {"grade": gid in grades, "solution": gid in solutions, "locked": bool(src.locked),
-                    "grade_id": gid, "schema_version": 3, "task": False}
+        expected = {
+            "grade": gid in grades,
+            "solution": gid in solutions,
+            "locked": bool(src.locked),
+            "grade_id": gid,
+            "schema_version": 3,
+            "task": False,
+        }
         if gid in grades:
             expected["points"] = grades[gid].max_score
         current = cell.metadata["nbgrader"]
-        flags_changed = any(current.get(k) != v for k, v in expected.items() if k not in ("schema_version", "task"))
+        flags_changed = any(
+            current.get(k) != v for k, v in expected.items() if k not in ("schema_version", "task")
+        )
         if problem or flags_changed:  # the gradebook, not the submission, says what a cell is worth
             cell.metadata["nbgrader"] = expected
-            add_note(nb, NoteKind.REPAIRED_METADATA, f"cell {index} ({gid}): {problem or 'flags or points changed'}")
+            add_note(
+                nb,
+                NoteKind.REPAIRED_METADATA,
+                f"cell {index} ({gid}): {problem or 'flags or points changed'}",
+            )
             self.log.warning("Repaired nbgrader metadata of cell %s (%s): %s", index, gid, problem or "flags")
 
 
@@ -141,7 +166,11 @@ class ForgetDuplicates(NbGraderPreprocessor):
         for index, cell in enumerate(nb.cells):
             if cell.metadata.get("nbgrader", None) == {}:
                 del cell.metadata["nbgrader"]
-                add_note(nb, NoteKind.DUPLICATE_CELL, f"cell {index} repeats a graded or solution cell; the last copy counts")
+                add_note(
+                    nb,
+                    NoteKind.DUPLICATE_CELL,
+                    f"cell {index} repeats a graded or solution cell; the last copy counts",
+                )
         return nb, resources
 
 
@@ -163,8 +192,9 @@ class RobustOverwriteCells(OverwriteCells):
                 continue
             self.log.warning("Missing grade cell %s encountered, adding to notebook", gid)
             source_cell = source_nb.source_cells[order.index(gid)]
-            new = self.missing_cell_transform(source_cell, grade_cells[gid].max_score,
-                                              is_solution=gid in solution_ids)
+            new = self.missing_cell_transform(
+                source_cell, grade_cells[gid].max_score, is_solution=gid in solution_ids
+            )
             at = 0
             for earlier in reversed(order[: order.index(gid)]):
                 pos = self._position(nb, earlier)

@@ -43,7 +43,10 @@ SUSPICIOUS = [
     (r"input_transformers|register_magic|events\.register", "changes how IPython runs cells"),
     (r"\b(?:np|numpy)(?:\.\w+)+\s*=[^=]", "reassigns numpy functions"),
     (r"\bbuiltins\.\w+\s*=[^=]|__builtins__", "changes Python built-ins"),
-    (r"def __eq__|def __array__|def __array_ufunc__|__array_priority__", "defines rigged comparisons or arrays"),
+    (
+        r"def __eq__|def __array__|def __array_ufunc__|__array_priority__",
+        "defines rigged comparisons or arrays",
+    ),
     (r"\bsys\.modules\b|\bimportlib\b|\bctypes\b", "manipulates modules or memory"),
     (r"\bsubprocess\b|\bsocket\b|\burllib\b|\bos\.system\b", "starts programs or uses the network"),
     (r"\bgc\.get_objects|\binspect\.stack|sys\._getframe", "inspects the interpreter's memory or stack"),
@@ -59,7 +62,9 @@ def suspicious_code(cells: list[str]) -> list[Note]:
     for pattern, what in SUSPICIOUS:
         hits = [i for i, source in enumerate(cells) if re.search(pattern, source)]
         if hits:
-            notes.append(Note(NoteKind.SUSPECTED_TAMPERING, f"{what} (code cell {', '.join(map(str, hits[:5]))})"))
+            notes.append(
+                Note(NoteKind.SUSPECTED_TAMPERING, f"{what} (code cell {', '.join(map(str, hits[:5]))})")
+            )
     return notes
 
 
@@ -73,7 +78,9 @@ class GraderSuite:
     notebooks: dict[str, list[str]]  # notebook id -> graded functions, in order
     path: Path
     compositions: dict[str, Composition] = field(default_factory=dict)  # function -> how it builds on another
-    domains: dict[str, Any] = field(default_factory=dict)  # function -> contract domain (graders/contracts.py)
+    domains: dict[str, Any] = field(
+        default_factory=dict
+    )  # function -> contract domain (graders/contracts.py)
     package: str = ""  # the name graders/ is imported under
 
     def module(self, name: str) -> Any:
@@ -85,7 +92,7 @@ class GraderSuite:
         if notebook_id in self.notebooks:
             return self.notebooks[notebook_id]
         if nb is not None:
-            ids = [gid[len("test_"):] for gid in test_cell_ids(nb) if gid.startswith("test_")]
+            ids = [gid[len("test_") :] for gid in test_cell_ids(nb) if gid.startswith("test_")]
             return [fn for fn in ids if fn in self.checks]
         return []
 
@@ -116,7 +123,10 @@ def load_suite(graders_dir: Path) -> GraderSuite:
     notebooks: dict[str, list[str]] = {}
     compositions: dict[str, Composition] = {}
     domains: dict[str, Any] = {}
-    modules = sorted(graders_dir.glob("checks_*.py")) + [graders_dir / "misconceptions.py", graders_dir / "contracts.py"]
+    modules = sorted(graders_dir.glob("checks_*.py")) + [
+        graders_dir / "misconceptions.py",
+        graders_dir / "contracts.py",
+    ]
     for path in modules:
         if not path.exists():
             continue
@@ -148,15 +158,23 @@ def load_suite(graders_dir: Path) -> GraderSuite:
 # --------------------------------------------------------------------------------------------
 # Grading
 # --------------------------------------------------------------------------------------------
-def grade_notebook(nb: Any, notebook_id: str, suite: GraderSuite, reference: dict[str, Any],
-                   sandbox: Sandbox | None = None, notes: list[Note] | None = None) -> GradingRecord:
+def grade_notebook(
+    nb: Any,
+    notebook_id: str,
+    suite: GraderSuite,
+    reference: dict[str, Any],
+    sandbox: Sandbox | None = None,
+    notes: list[Note] | None = None,
+) -> GradingRecord:
     """Grade every graded function of ``nb`` (a notebook dict) with the hidden graders."""
     started = time.monotonic()
     sandbox = sandbox or Sandbox()
     functions = suite.functions_for(notebook_id, nb)
     result = GradingRecord(notebook_id, [], sandbox.isolation, notes=list(notes or []))
     if not functions:
-        result.notes.append(Note(NoteKind.NO_GRADED_FUNCTIONS, "no graded function for this notebook (unknown file name?)"))
+        result.notes.append(
+            Note(NoteKind.NO_GRADED_FUNCTIONS, "no graded function for this notebook (unknown file name?)")
+        )
         return result
     cells = worker_cells(nb)
     result.notes.extend(suspicious_code(cells))
@@ -173,8 +191,9 @@ def grade_notebook(nb: Any, notebook_id: str, suite: GraderSuite, reference: dic
     return result
 
 
-def _grade_function(fn: str, suite: GraderSuite, reference: dict[str, Any], student: StudentProcess,
-                    deadline: float) -> CellResult:
+def _grade_function(
+    fn: str, suite: GraderSuite, reference: dict[str, Any], student: StudentProcess, deadline: float
+) -> CellResult:
     cell = CellResult(f"test_{fn}", fn, 0.0, suite.max_score(fn), CellStatus.OK)
     grader = Grader(student, reference)
     comp = suite.compositions.get(fn)
@@ -185,12 +204,22 @@ def _grade_function(fn: str, suite: GraderSuite, reference: dict[str, Any], stud
         cell.status = CellStatus.MISSING_FUNCTION
     internal_error = False
     for chk in suite.checks[fn]:
-        result = CheckResult(chk.name, chk.title, False, 0.0, chk.points, clause=chk.clause,
-                             clause_text=clauses.get(chk.clause, ""))
+        result = CheckResult(
+            chk.name,
+            chk.title,
+            False,
+            0.0,
+            chk.points,
+            clause=chk.clause,
+            clause_text=clauses.get(chk.clause, ""),
+        )
         cell.checks.append(result)
         if cell.status == CellStatus.MISSING_FUNCTION:
-            result.message = (f"Fungsi `{fn}` tidak ditemukan di notebook." if student.status(fn) == "missing"
-                              else f"`{fn}` ada di notebook, tetapi bukan fungsi.")
+            result.message = (
+                f"Fungsi `{fn}` tidak ditemukan di notebook."
+                if student.status(fn) == "missing"
+                else f"`{fn}` ada di notebook, tetapi bukan fungsi."
+            )
             continue
         if time.monotonic() > deadline:
             result.message = "Waktu penilaian untuk notebook ini habis."
@@ -233,13 +262,15 @@ def _grade_function(fn: str, suite: GraderSuite, reference: dict[str, Any], stud
 class ScoreWithGraders(NbGraderPreprocessor):
     """Scores each ``test_<function>`` cell with the hidden graders and writes the JSON record."""
 
-    graders_dir = Unicode("graders", help="Directory of the hidden graders (relative to the course root).").tag(
-        config=True
-    )
-    notebook_timeout = Float(Limits().notebook_timeout, help="Wall-clock limit (seconds) for grading one notebook.").tag(config=True)
-    call_timeout = Float(Limits().call_timeout, help="Wall-clock limit (seconds) for one call of a student's function.").tag(
-        config=True
-    )
+    graders_dir = Unicode(
+        "graders", help="Directory of the hidden graders (relative to the course root)."
+    ).tag(config=True)
+    notebook_timeout = Float(
+        Limits().notebook_timeout, help="Wall-clock limit (seconds) for grading one notebook."
+    ).tag(config=True)
+    call_timeout = Float(
+        Limits().call_timeout, help="Wall-clock limit (seconds) for one call of a student's function."
+    ).tag(config=True)
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
@@ -247,11 +278,19 @@ class ScoreWithGraders(NbGraderPreprocessor):
         root = Path(coursedir.root)
         try:
             suite = load_suite(root / self.graders_dir)
-            reference = load_reference(Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"])))
-            result = grade_notebook(nb, info["notebook"], suite, reference, Sandbox(limits_from_config(self)), notes=notes(nb))
+            reference = load_reference(
+                Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]))
+            )
+            result = grade_notebook(
+                nb, info["notebook"], suite, reference, Sandbox(limits_from_config(self)), notes=notes(nb)
+            )
         except Exception:  # noqa: BLE001 (a grader failure must zero, never pass, and never stop the batch)
-            self.log.error("Graders failed on %s/%s:\n%s", info["student"], info["notebook"], traceback.format_exc())
-            result = GradingRecord(info["notebook"], [], "unknown", notes=[*notes(nb), Note(NoteKind.GRADER_ERROR)])
+            self.log.error(
+                "Graders failed on %s/%s:\n%s", info["student"], info["notebook"], traceback.format_exc()
+            )
+            result = GradingRecord(
+                info["notebook"], [], "unknown", notes=[*notes(nb), Note(NoteKind.GRADER_ERROR)]
+            )
         if isinstance(resources.get("pe_course_execute_usage"), dict):
             result.resources["execute"] = resources["pe_course_execute_usage"]
         graded = {c.grade_id: c for c in result.cells}
@@ -261,8 +300,13 @@ class ScoreWithGraders(NbGraderPreprocessor):
                 continue
             cr = graded.get(gid)
             if cr is None:
-                cr = CellResult(gid, gid.removeprefix("test_"), 0.0, float(cell.metadata.nbgrader.get("points", 0)),
-                                CellStatus.ERROR)
+                cr = CellResult(
+                    gid,
+                    gid.removeprefix("test_"),
+                    0.0,
+                    float(cell.metadata.nbgrader.get("points", 0)),
+                    CellStatus.ERROR,
+                )
                 result.cells.append(cr)
             cell.outputs = score_outputs(cr)
         self._write_record(coursedir, info, result)
@@ -271,7 +315,9 @@ class ScoreWithGraders(NbGraderPreprocessor):
     @staticmethod
     def _write_record(coursedir, info, result: GradingRecord) -> None:
         result.student, result.assignment = info["student"], info["assignment"]
-        folder = Path(coursedir.format_path(coursedir.autograded_directory, info["student"], info["assignment"]))
+        folder = Path(
+            coursedir.format_path(coursedir.autograded_directory, info["student"], info["assignment"])
+        )
         result.write(folder / f"{info['notebook']}.grading.json")
 
 
@@ -279,10 +325,13 @@ def score_outputs(cell: CellResult) -> list:
     """Outputs nbgrader scores: feedback (markdown + text) then the partial credit as execute_result."""
     if cell.status == CellStatus.ERROR and not cell.checks:
         feedback = f"Sel {cell.grade_id} tidak dapat dinilai (kesalahan penilai); hubungi pengajar."
-        return [nbformat.v4.new_output("display_data", data={"text/plain": feedback, "text/markdown": feedback}),
-                nbformat.v4.new_output("execute_result", data={"text/plain": "0"}, execution_count=1)]
+        return [
+            nbformat.v4.new_output("display_data", data={"text/plain": feedback, "text/markdown": feedback}),
+            nbformat.v4.new_output("execute_result", data={"text/plain": "0"}, execution_count=1),
+        ]
     return [
-        nbformat.v4.new_output("display_data", data={"text/markdown": cell_markdown(cell),
-                                                     "text/plain": cell_text(cell)}),
+        nbformat.v4.new_output(
+            "display_data", data={"text/markdown": cell_markdown(cell), "text/plain": cell_text(cell)}
+        ),
         nbformat.v4.new_output("execute_result", data={"text/plain": f"{cell.score:g}"}, execution_count=1),
     ]

@@ -40,7 +40,9 @@ def reference_submission(source_notebook: Path):
     return nb
 
 
-def run_selfcheck(course: Course, sandbox: Sandbox | None = None, release_dir: Path | None = None) -> SelfCheck:
+def run_selfcheck(
+    course: Course, sandbox: Sandbox | None = None, release_dir: Path | None = None
+) -> SelfCheck:
     sandbox = sandbox or Sandbox()
     suite = load_suite(course.graders)
     reference = load_reference(course.source)
@@ -55,7 +57,9 @@ def run_selfcheck(course: Course, sandbox: Sandbox | None = None, release_dir: P
         outcome = f"{ref.score:g}/{ref.max_score:g}"
         report.rows.append(("reference", nb_id, outcome))
         if ref.score != ref.max_score or len(ref.cells) != len(suite.notebooks[nb_id]):
-            failed = [f"{c.grade_id}:{k.name}: {k.message}" for c in ref.cells for k in c.checks if not k.passed]
+            failed = [
+                f"{c.grade_id}:{k.name}: {k.message}" for c in ref.cells for k in c.checks if not k.passed
+            ]
             report.problems.append(f"reference {nb_id} scores {outcome}: " + "; ".join(failed[:5]))
         stub_path = release_dir / path.name
         if stub_path.exists():
@@ -65,18 +69,28 @@ def run_selfcheck(course: Course, sandbox: Sandbox | None = None, release_dir: P
                 report.problems.append(f"released stubs of {nb_id} score {stub.score:g}, expected 0")
         else:
             report.problems.append(f"no released notebook {stub_path}")
-    wrong = [(f, m.implementation, m.id, "misconception" + (f" (from {m.carried_from})" if m.carried_from else ""))
-             for f, entries in sorted(suite.misconceptions.items()) for m in entries]
+    wrong = [
+        (f, m.implementation, m.id, "misconception" + (f" (from {m.carried_from})" if m.carried_from else ""))
+        for f, entries in sorted(suite.misconceptions.items())
+        for m in entries
+    ]
     try:
         students = suite.module("alternatives")
     except ModuleNotFoundError:
         students = None
-    wrong += [(f, impl, mid, "careful code + misconception") for f, impl, mid in getattr(students, "COMPOUND", [])]
+    wrong += [
+        (f, impl, mid, "careful code + misconception") for f, impl, mid in getattr(students, "COMPOUND", [])
+    ]
     for function, implementation, mid, what in wrong:
         cell = _grade_in_process(suite, reference, function, implementation)
         ids = [d["id"] for d in cell.misconceptions]
-        report.rows.append((what, f"{function}/{mid}",
-                            f"{cell.score:g}/{cell.max_score:g}, diagnosed: {', '.join(ids) or '-'}"))
+        report.rows.append(
+            (
+                what,
+                f"{function}/{mid}",
+                f"{cell.score:g}/{cell.max_score:g}, diagnosed: {', '.join(ids) or '-'}",
+            )
+        )
         if cell.score >= cell.max_score:
             report.problems.append(f"{what} {function}/{mid} scores full marks")
         if ids != [mid]:
@@ -85,11 +99,18 @@ def run_selfcheck(course: Course, sandbox: Sandbox | None = None, release_dir: P
         for implementation in implementations:
             cell = _grade_in_process(suite, reference, function, implementation)
             ids = [d["id"] for d in cell.misconceptions]
-            report.rows.append(("alternative correct", f"{function}/{implementation.__name__}",
-                                f"{cell.score:g}/{cell.max_score:g}"))
+            report.rows.append(
+                (
+                    "alternative correct",
+                    f"{function}/{implementation.__name__}",
+                    f"{cell.score:g}/{cell.max_score:g}",
+                )
+            )
             if cell.score != cell.max_score or ids:
-                report.problems.append(f"correct {function}/{implementation.__name__} scores "
-                                       f"{cell.score:g}/{cell.max_score:g}, diagnosed {ids or 'nothing'}")
+                report.problems.append(
+                    f"correct {function}/{implementation.__name__} scores "
+                    f"{cell.score:g}/{cell.max_score:g}, diagnosed {ids or 'nothing'}"
+                )
     return report
 
 

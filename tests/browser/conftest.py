@@ -18,8 +18,10 @@ CHROMIUM = os.environ.get("PE_COURSE_CHROMIUM", "/usr/bin/chromium")
 # A shared 2-core CI machine can be slow to paint: wait up to 20 s (not Playwright's 5 s) for what should appear.
 EXPECT_TIMEOUT_MS = 20_000
 ARTIFACTS = Path(__file__).parent / "artifacts"
-MISSING = (f"no chromium at {CHROMIUM}: install it with `apt-get install chromium` "
-           "(or set PE_COURSE_CHROMIUM to a Chromium binary) to run the browser tests")
+MISSING = (
+    f"no chromium at {CHROMIUM}: install it with `apt-get install chromium` "
+    "(or set PE_COURSE_CHROMIUM to a Chromium binary) to run the browser tests"
+)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -22,8 +22,10 @@ BIN = Path(sys.executable).parent
 
 # JupyterLab's own notices would cover the page in screenshots (news, update checks).
 LAB_SETTINGS = {
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
-                                                                         "checkForUpdates": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
 }
 
 
@@ -49,16 +51,31 @@ def scratch_env(home: Path, user: str, exchange: Path, assignment_dir: Path | No
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "JPY_", "IPYTHON"))}
-    env.update(HOME=str(home), USER=user, LOGNAME=user, PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
-               PYTHONWARNINGS="ignore", MPLBACKEND="Agg")
+    env.update(
+        HOME=str(home),
+        USER=user,
+        LOGNAME=user,
+        PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
+        PYTHONWARNINGS="ignore",
+        MPLBACKEND="Agg",
+    )
     return env
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
     """A command line as the person whose environment ``env`` is; fails the test with its output."""
-    proc = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=cwd, env={**env, "COLUMNS": "200"}, timeout=timeout,
-                          capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, f"{' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    proc = subprocess.run(
+        [str(BIN / args[0]), *args[1:]],
+        cwd=cwd,
+        env={**env, "COLUMNS": "200"},
+        timeout=timeout,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, (
+        f"{' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    )
     return proc
 
 
@@ -74,24 +91,45 @@ class JupyterServer:
         return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}{sep}token={self.token}"
 
     def api(self, path: str, method: str = "GET", data: bytes | None = None):
-        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/{path.lstrip('/')}", method=method, data=data,
-                                         headers={"Authorization": f"token {self.token}"})
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}/{path.lstrip('/')}",
+            method=method,
+            data=data,
+            headers={"Authorization": f"token {self.token}"},
+        )
         with urllib.request.urlopen(request, timeout=10) as reply:
             body = reply.read()
         return json.loads(body) if body else None
 
     def start(self, timeout: float = 120) -> JupyterServer:
-        command = [str(BIN / "jupyter"), "lab", f"--ServerApp.root_dir={self.root}", "--ServerApp.ip=127.0.0.1",
-                   f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
-                   f"--IdentityProvider.token={self.token}", "--ServerApp.open_browser=False",
-                   "--LabApp.news_url=", "--ServerApp.allow_root=True"]
+        command = [
+            str(BIN / "jupyter"),
+            "lab",
+            f"--ServerApp.root_dir={self.root}",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            "--ServerApp.open_browser=False",
+            "--LabApp.news_url=",
+            "--ServerApp.allow_root=True",
+        ]
         self._log = self.log_path.open("w")
-        self.proc = subprocess.Popen(command, cwd=self.root, env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            command,
+            cwd=self.root,
+            env=self.env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited with {self.proc.returncode}:\n{self.log_path.read_text()[-3000:]}")
+                raise RuntimeError(
+                    f"jupyter lab exited with {self.proc.returncode}:\n{self.log_path.read_text()[-3000:]}"
+                )
             try:
                 self.api("api/status")
                 return self

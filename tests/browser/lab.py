@@ -44,15 +44,20 @@ def cell_with(page: Page, text: str, kind: str = "") -> Locator:
 
 
 def run_all(page: Page) -> None:
-    expect(page.locator("#jp-main-statusbar").get_by_text("| Idle")).to_be_visible(timeout=60_000)  # kernel up
+    expect(page.locator("#jp-main-statusbar").get_by_text("| Idle")).to_be_visible(
+        timeout=60_000
+    )  # kernel up
     menu(page, "Run", "runmenu:run-all")
 
 
 def wait_idle(page: Page, timeout: float = 120_000) -> None:
     """No cell waiting or running ([*]) and the kernel idle."""
-    expect(page.locator(f"{NOTEBOOK} .jp-InputPrompt").filter(has_text="[*]")).to_have_count(0, timeout=timeout)
-    expect(page.locator(".jp-Notebook-ExecutionIndicator").first).to_have_attribute("data-status", "idle",
-                                                                                    timeout=timeout)
+    expect(page.locator(f"{NOTEBOOK} .jp-InputPrompt").filter(has_text="[*]")).to_have_count(
+        0, timeout=timeout
+    )
+    expect(page.locator(".jp-Notebook-ExecutionIndicator").first).to_have_attribute(
+        "data-status", "idle", timeout=timeout
+    )
 
 
 def replace_source(page: Page, cell: Locator, text: str) -> None:

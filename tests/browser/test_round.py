@@ -23,9 +23,11 @@ from .jupyter import JupyterServer, run, scratch_env  # noqa: E402
 
 ASSIGNMENT = "positional-encoding"
 STUDENT = "ani"
-ANSWER = ("1. Tidak: PE_sin(0) adalah vektor nol, jadi M · PE_sin(0) = 0 untuk matriks apa pun, padahal "
-          "PE_sin(1) bukan nol.\n2. Tidak: sin a · sin b = ½[cos(a − b) − cos(a + b)], jadi hasilnya juga "
-          "bergantung pada p + q, bukan hanya pada offset p − q.")
+ANSWER = (
+    "1. Tidak: PE_sin(0) adalah vektor nol, jadi M · PE_sin(0) = 0 untuk matriks apa pun, padahal "
+    "PE_sin(1) bukan nol.\n2. Tidak: sin a · sin b = ½[cos(a − b) − cos(a + b)], jadi hasilnya juga "
+    "bergantung pada p + q, bukan hanya pada offset p − q."
+)
 COMMENT = "Bagian 1 tepat. Bagian 2: alasannya benar, tetapi sertakan contoh angka yang Anda hitung (misalnya d_model = 8)."
 
 
@@ -51,7 +53,11 @@ class World:
 
     def server(self, who: str) -> JupyterServer:
         if who not in self.servers:
-            root, env = (self.student_dir, self.student_env) if who == "student" else (self.course, self.instructor_env)
+            root, env = (
+                (self.student_dir, self.student_env)
+                if who == "student"
+                else (self.course, self.instructor_env)
+            )
             self.servers[who] = JupyterServer(root, env, self.tmp / f"jupyter-{who}.log").start()
         return self.servers[who]
 
@@ -73,13 +79,20 @@ def world(_course_template, tmp_path_factory):
     exchange = tmp / "exchange"
     student_dir = tmp / "home-ani" / "kuliah"
     student_dir.mkdir(parents=True)
-    w = World(tmp, course, exchange, student_dir,
-              scratch_env(tmp / "home-ani", STUDENT, exchange, assignment_dir=student_dir),
-              scratch_env(tmp / "home-instructor", "dosen", exchange))
+    w = World(
+        tmp,
+        course,
+        exchange,
+        student_dir,
+        scratch_env(tmp / "home-ani", STUDENT, exchange, assignment_dir=student_dir),
+        scratch_env(tmp / "home-instructor", "dosen", exchange),
+    )
     w.instructor("nbgrader", "release_assignment", ASSIGNMENT)
     yield w
     leftovers = {who: server.stop() for who, server in w.servers.items()}
-    assert not any(leftovers.values()), f"processes left running after the Jupyter servers stopped: {leftovers}"
+    assert not any(leftovers.values()), (
+        f"processes left running after the Jupyter servers stopped: {leftovers}"
+    )
 
 
 def test_student_fetches_works_validates_and_submits(world: World, page: Page, shots):
@@ -117,8 +130,9 @@ def test_student_fetches_works_validates_and_submits(world: World, page: Page, s
 
     reference = REFERENCE
     lab.replace_source(page, lab.cell_with(page, "def frequencies("), reference["solution_frequencies"])
-    lab.replace_source(page, lab.cell_with(page, "def positional_encoding("),
-                       reference["solution_positional_encoding"])
+    lab.replace_source(
+        page, lab.cell_with(page, "def positional_encoding("), reference["solution_positional_encoding"]
+    )
     answer = lab.cell_with(page, "JAWABAN ANDA DI SINI", ".jp-MarkdownCell")
     answer.dblclick()
     lab.replace_source(page, answer, ANSWER)
@@ -133,8 +147,9 @@ def test_student_fetches_works_validates_and_submits(world: World, page: Page, s
     for function in ("frequencies", "positional_encoding"):
         passed = lab.cell_with(page, f"Semua pemeriksaan contoh untuk {function} lolos")
         expect(passed).to_be_visible()
-    expect(page.locator(f"{lab.NOTEBOOK} .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
-           ).to_have_count(0)
+    expect(
+        page.locator(f"{lab.NOTEBOOK} .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    ).to_have_count(0)
     images = page.locator(f"{lab.NOTEBOOK} .jp-OutputArea-output img")
     expect(images).not_to_have_count(0)
     heatmap = images.first
@@ -155,7 +170,11 @@ def test_student_fetches_works_validates_and_submits(world: World, page: Page, s
     lab.settle(page)
     shots(page, "formulas")
 
-    hint = page.locator(f"{lab.NOTEBOOK} details").filter(has=page.locator("summary", has_text="Petunjuk 1")).first
+    hint = (
+        page.locator(f"{lab.NOTEBOOK} details")
+        .filter(has=page.locator("summary", has_text="Petunjuk 1"))
+        .first
+    )
     hint.locator("summary").click()
     expect(hint).to_have_attribute("open", "")
     hint.scroll_into_view_if_needed()
@@ -198,8 +217,10 @@ def test_every_released_notebook_renders_its_formulas_and_hints(world: World, pa
         pytest.skip("needs the assignment fetched in test_student_fetches_works_validates_and_submits")
     server = world.server("student")
     for name in NOTEBOOKS:
-        markdown_cells = sum(c.cell_type == "markdown" for c in nbformat.read(
-            world.student_dir / ASSIGNMENT / f"{name}.ipynb", as_version=4).cells)
+        markdown_cells = sum(
+            c.cell_type == "markdown"
+            for c in nbformat.read(world.student_dir / ASSIGNMENT / f"{name}.ipynb", as_version=4).cells
+        )
         lab.open_lab(page, server.url(f"lab/tree/{ASSIGNMENT}/{name}.ipynb"))
         rendered = page.locator(f"{lab.NOTEBOOK} .jp-MarkdownCell.jp-mod-rendered")
         expect(rendered).to_have_count(markdown_cells, timeout=60_000)
@@ -213,20 +234,27 @@ def test_every_released_notebook_renders_its_formulas_and_hints(world: World, pa
             return [all.length, all.filter(d => !d.querySelector(':scope > summary')).length]; }}""")
         assert hints[0] > 0 and hints[1] == 0, f"{name}: hints (all, without a summary line): {hints}"
         images = page.locator(f"{lab.NOTEBOOK} .jp-RenderedMarkdown img")
-        broken = images.evaluate_all("imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+        broken = images.evaluate_all(
+            "imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
+        )
         assert not broken, f"{name}: images in the text do not load: {broken}"
         shots(page, name)
 
 
-def test_grader_grades_the_written_answer_with_the_rubric_and_the_student_reads_feedback(world: World, page: Page,
-                                                                                           shots):
+def test_grader_grades_the_written_answer_with_the_rubric_and_the_student_reads_feedback(
+    world: World, page: Page, shots
+):
     if not world.submitted:
         pytest.skip("needs the submission made in test_student_fetches_works_validates_and_submits")
     world.collect_and_grade()
 
     server = world.server("instructor")
-    grader = page.context.browser.new_context(  # the grader's own browser; formgrader's API calls carry the token
-        viewport={"width": 1280, "height": 900}, extra_http_headers={"Authorization": f"token {server.token}"})
+    grader = (
+        page.context.browser.new_context(  # the grader's own browser; formgrader's API calls carry the token
+            viewport={"width": 1280, "height": 900},
+            extra_http_headers={"Authorization": f"token {server.token}"},
+        )
+    )
     student_page, page = page, grader.new_page()
     page.goto(server.url(f"formgrader/gradebook/{ASSIGNMENT}/02_sinusoidal"))
     submission = page.locator("a", has_text="Submission #1")
@@ -311,14 +339,18 @@ def test_grader_grades_the_written_answer_with_the_rubric_and_the_student_reads_
         assert hidden not in html, f"feedback shows {hidden!r}"
 
 
-def test_report_renders_cleanly_with_working_images_and_links_at_desktop_and_phone_widths(world: World, page: Page,
-                                                                                          shots):
+def test_report_renders_cleanly_with_working_images_and_links_at_desktop_and_phone_widths(
+    world: World, page: Page, shots
+):
     if world.submitted:
         world.collect_and_grade()
     world.instructor("pe-course", "report", ASSIGNMENT)
     report = world.course / "reports" / ASSIGNMENT / "report.html"
     problems: list[str] = []
-    page.on("console", lambda msg: problems.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None)
+    page.on(
+        "console",
+        lambda msg: problems.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None,
+    )
     page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
     page.on("requestfailed", lambda req: problems.append(f"request failed: {req.url[:80]} {req.failure}"))
     page.goto(report.as_uri())
@@ -341,9 +373,12 @@ def test_report_renders_cleanly_with_working_images_and_links_at_desktop_and_pho
             page.evaluate("window.scrollTo(0, 0)")
             links.nth(i).click()
             page.wait_for_function("id => location.hash === '#' + id", arg=target)
-            landed = page.evaluate("""id => { const r = document.getElementById(id).getBoundingClientRect();
+            landed = page.evaluate(
+                """id => { const r = document.getElementById(id).getBoundingClientRect();
                 const bottom = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
-                return Math.abs(r.top) < 4 || (bottom && r.top >= 0 && r.top < window.innerHeight); }""", target)
+                return Math.abs(r.top) < 4 || (bottom && r.top >= 0 && r.top < window.innerHeight); }""",
+                target,
+            )
             assert landed, f"at {width} px, link #{target} does not bring its section into view"
         page.evaluate("window.scrollTo(0, 0)")
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")

@@ -15,5 +15,15 @@ shown as written (Indonesian).
 from .collect import CellStat, CheckStat, Issue, MisconceptionStat, ReportData, StudentReport, collect
 from .render import export_grades, render_html, write_report
 
-__all__ = ["CellStat", "CheckStat", "Issue", "MisconceptionStat", "ReportData", "StudentReport", "collect",
-           "export_grades", "render_html", "write_report"]
+__all__ = [
+    "CellStat",
+    "CheckStat",
+    "Issue",
+    "MisconceptionStat",
+    "ReportData",
+    "StudentReport",
+    "collect",
+    "export_grades",
+    "render_html",
+    "write_report",
+]

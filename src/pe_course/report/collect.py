@@ -173,7 +173,9 @@ class ReportData:
     def issues(self) -> list[Issue]:
         extra = [Issue(s, "", "no-submission") for s in self.no_submission]
         extra += [Issue(s, "", "not-graded") for s in self.not_graded]
-        return sorted([i for s in self.students for i in s.issues] + extra, key=lambda i: (i.student, i.notebook))
+        return sorted(
+            [i for s in self.students for i in s.issues] + extra, key=lambda i: (i.student, i.notebook)
+        )
 
     def student(self, student_id: str) -> StudentReport | None:
         return next((s for s in self.students if s.student == student_id), None)
@@ -188,8 +190,10 @@ def _gradebook(course: Course):
 
     coursedir = course.coursedir()
     url = coursedir.db_url
-    if url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).is_file():
-        raise FileNotFoundError(f"no gradebook at {url}; run `nbgrader generate_assignment` and autograde first")
+    if url.startswith("sqlite:///") and not Path(url[len("sqlite:///") :]).is_file():
+        raise FileNotFoundError(
+            f"no gradebook at {url}; run `nbgrader generate_assignment` and autograde first"
+        )
     # the course's own course id: Gradebook(url) alone would add a "default_course" row
     return Gradebook(url, course_id=coursedir.course_id or "default_course")
 
@@ -221,17 +225,26 @@ def collect(course: Course) -> ReportData:
         students: list[StudentReport] = []
         for sub in assignment.submissions:
             by_nb = {snb.name: snb for snb in sub.notebooks}
-            report = StudentReport(sub.student.id, {}, float(sub.score or 0.0),
-                                   float(sub.late_submission_penalty or 0.0))
+            report = StudentReport(
+                sub.student.id, {}, float(sub.score or 0.0), float(sub.late_submission_penalty or 0.0)
+            )
             late = float(sub.total_seconds_late or 0.0)
-            if late > 0:  # the timestamp the LMS stored (zip_collect) or nbgrader's exchange, after the due date
-                report.issues.append(Issue(sub.student.id, "", "late",
-                                           f"submitted {late / 3600:.1f} h after the due date "
-                                           f"(timestamp {sub.timestamp}, penalty {report.penalty:g})"))
+            if (
+                late > 0
+            ):  # the timestamp the LMS stored (zip_collect) or nbgrader's exchange, after the due date
+                report.issues.append(
+                    Issue(
+                        sub.student.id,
+                        "",
+                        "late",
+                        f"submitted {late / 3600:.1f} h after the due date "
+                        f"(timestamp {sub.timestamp}, penalty {report.penalty:g})",
+                    )
+                )
             for name in notebooks:
                 snb = by_nb.get(name)
                 report.scores[name] = float(snb.score or 0.0) if snb is not None else 0.0
-                for grade in (snb.grades if snb is not None else []):
+                for grade in snb.grades if snb is not None else []:
                     report.cell_scores[(name, grade.name)] = float(grade.score or 0.0)
                     if grade.needs_manual_grade:
                         report.manual.append((name, grade.name))
@@ -246,15 +259,26 @@ def collect(course: Course) -> ReportData:
     for report in students:
         _read_student(course, report, notebooks, cells, checks, diagnosed)
 
-    misconceptions = [MisconceptionStat(fn, mid, hints.get((fn, mid)), sorted(who))
-                      for (fn, mid), who in diagnosed.items()]
+    misconceptions = [
+        MisconceptionStat(fn, mid, hints.get((fn, mid)), sorted(who)) for (fn, mid), who in diagnosed.items()
+    ]
     misconceptions.sort(key=lambda m: (-m.count, m.function, m.id))
     # submitted/ but no submission in the gradebook: not graded (yet), whether or not nbgrader knows the student
     not_graded = sorted(set(_submitted_students(course)) - {s.student for s in students})
     no_submission = [s for s in no_submission if s not in not_graded]
-    return ReportData(course.assignment, generated, duedate, notebooks, notebook_max, students,
-                      list(cells.values()), list(checks.values()), misconceptions,
-                      no_submission=no_submission, not_graded=not_graded)
+    return ReportData(
+        course.assignment,
+        generated,
+        duedate,
+        notebooks,
+        notebook_max,
+        students,
+        list(cells.values()),
+        list(checks.values()),
+        misconceptions,
+        no_submission=no_submission,
+        not_graded=not_graded,
+    )
 
 
 def _submitted_students(course: Course) -> list[str]:
@@ -264,9 +288,14 @@ def _submitted_students(course: Course) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if (p / course.assignment).is_dir())
 
 
-def _read_student(course: Course, report: StudentReport, notebooks: list[str],
-                  cells: dict[tuple[str, str], CellStat], checks: dict[tuple[str, str, str], CheckStat],
-                  diagnosed: dict[tuple[str, str], set[str]]) -> None:
+def _read_student(
+    course: Course,
+    report: StudentReport,
+    notebooks: list[str],
+    cells: dict[tuple[str, str], CellStat],
+    checks: dict[tuple[str, str, str], CheckStat],
+    diagnosed: dict[tuple[str, str], set[str]],
+) -> None:
     student = report.student
     submitted = course.submitted / student / course.assignment
     graded = course.autograded / student / course.assignment
@@ -284,19 +313,28 @@ def _read_student(course: Course, report: StudentReport, notebooks: list[str],
             report.issues.append(Issue(student, name, "no-grading-record"))
             continue
         except (OSError, ValueError) as exc:
-            report.issues.append(Issue(student, name, "unreadable-grading-record",
-                                       f"{type(exc).__name__}: {str(exc)[:200]}"))
+            report.issues.append(
+                Issue(student, name, "unreadable-grading-record", f"{type(exc).__name__}: {str(exc)[:200]}")
+            )
             continue
         if record.student is not None and record.student != student:
-            report.issues.append(Issue(student, name, "record-mismatch", f"record is for {record.student[:200]}"))
+            report.issues.append(
+                Issue(student, name, "record-mismatch", f"record is for {record.student[:200]}")
+            )
         for found in record.attention():
             report.issues.append(Issue(student, name, found.kind, found.detail[:1000]))
         for cell in record.cells:
             _read_cell(report, name, cell, cells, checks, diagnosed)
 
 
-def _read_cell(report: StudentReport, notebook: str, cell: CellResult, cells: dict[tuple[str, str], CellStat],
-               checks: dict[tuple[str, str, str], CheckStat], diagnosed: dict[tuple[str, str], set[str]]) -> None:
+def _read_cell(
+    report: StudentReport,
+    notebook: str,
+    cell: CellResult,
+    cells: dict[tuple[str, str], CellStat],
+    checks: dict[tuple[str, str, str], CheckStat],
+    diagnosed: dict[tuple[str, str], set[str]],
+) -> None:
     stat = cells.get((notebook, cell.grade_id))
     if stat is not None:
         stat.statuses[cell.status.value] += 1

@@ -59,8 +59,13 @@ def plot_total_histogram(data: ReportData) -> str:
     ax.hist(totals, bins=_bins(data.max_total), color="#4c72b0", edgecolor="white")
     if totals:
         ax.axvline(data.mean_total, color="#c44e52", linestyle="--", label=f"mean {data.mean_total:.2f}")
-        ax.axvline(data.median_total, color="#55a868", linestyle=":", linewidth=2,
-                   label=f"median {data.median_total:.2f}")
+        ax.axvline(
+            data.median_total,
+            color="#55a868",
+            linestyle=":",
+            linewidth=2,
+            label=f"median {data.median_total:.2f}",
+        )
         ax.legend(loc="upper right", frameon=False)
     ax.set_xlim(0, max(data.max_total, 1))
     ax.set_xlabel(f"Total score (max {data.max_total:g})")
@@ -78,8 +83,16 @@ def plot_notebook_histograms(data: ReportData) -> str:
         scores = [s.scores[name] for s in data.students if name not in s.missing]
         ax.hist(scores, bins=_bins(data.notebook_max[name]), color="#8172b2", edgecolor="white")
         if not scores:
-            ax.text(0.5, 0.5, "no submissions", transform=ax.transAxes, ha="center", va="center",
-                    color="#777777", fontsize=9)
+            ax.text(
+                0.5,
+                0.5,
+                "no submissions",
+                transform=ax.transAxes,
+                ha="center",
+                va="center",
+                color="#777777",
+                fontsize=9,
+            )
         ax.set_xlim(0, max(data.notebook_max[name], 1))
         ax.set_title(f"{_plain(name, 30)} (n={len(scores)})", fontsize=9)
         ax.set_xlabel(f"score (max {data.notebook_max[name]:g})", fontsize=8)
@@ -92,7 +105,9 @@ def plot_notebook_histograms(data: ReportData) -> str:
 def sorted_cells(data: ReportData) -> list[CellStat]:
     order = {nb: i for i, nb in enumerate(data.notebooks)}
     present = [c for c in data.cells if c.n]
-    return sorted(present, key=lambda c: (c.pass_rate, c.mean_fraction or 0.0, order.get(c.notebook, 0), c.grade_id))
+    return sorted(
+        present, key=lambda c: (c.pass_rate, c.mean_fraction or 0.0, order.get(c.notebook, 0), c.grade_id)
+    )
 
 
 def plot_cell_pass_rates(data: ReportData) -> str:
@@ -102,10 +117,21 @@ def plot_cell_pass_rates(data: ReportData) -> str:
     x = range(len(cells))
     rates = [100 * (c.pass_rate or 0.0) for c in cells]
     ax.bar(x, rates, color=[_rate_color(c.pass_rate) for c in cells], label="full marks")
-    ax.plot(x, [100 * (c.mean_fraction or 0.0) for c in cells], "o", color="#333333", markersize=5,
-            label="mean % of points")
-    ax.set_xticks(list(x), [_plain(f"{_short(c.notebook)} · {c.grade_id}", 40) for c in cells],
-                  rotation=45, ha="right", fontsize=8)
+    ax.plot(
+        x,
+        [100 * (c.mean_fraction or 0.0) for c in cells],
+        "o",
+        color="#333333",
+        markersize=5,
+        label="mean % of points",
+    )
+    ax.set_xticks(
+        list(x),
+        [_plain(f"{_short(c.notebook)} · {c.grade_id}", 40) for c in cells],
+        rotation=45,
+        ha="right",
+        fontsize=8,
+    )
     ax.set_ylim(0, 105)
     ax.set_ylabel("% of students")
     ax.set_title("Test cells: students with full marks (worst first)")
@@ -148,14 +174,20 @@ def plot_check_pass_rates(data: ReportData) -> str:
     y = 0
     ticks, labels, heads = [], [], []
     for cell, notebook, gid, members in groups:
-        heads.append((y, f"{gid} ({notebook})"
-                      + (f": {100 * cell.pass_rate:.0f}% full marks" if cell and cell.pass_rate is not None else "")))
+        heads.append(
+            (
+                y,
+                f"{gid} ({notebook})"
+                + (
+                    f": {100 * cell.pass_rate:.0f}% full marks" if cell and cell.pass_rate is not None else ""
+                ),
+            )
+        )
         y += 1
         for c in members:
             rate = 100 * (c.pass_rate or 0.0)  # grouped checks have been run at least once
             ax.barh(y, rate, color=_rate_color(c.pass_rate), height=0.75)
-            ax.text(rate + 1, y, f"{rate:.0f}% ({c.passed}/{c.n})", va="center",
-                    fontsize=7)
+            ax.text(rate + 1, y, f"{rate:.0f}% ({c.passed}/{c.n})", va="center", fontsize=7)
             ticks.append(y)
             labels.append(_plain(c.title, 70))
             y += 1

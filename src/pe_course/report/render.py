@@ -22,8 +22,14 @@ from .plots import (
     sorted_cells,
 )
 
-SECTIONS = (("distribution", "Distribution"), ("tests", "Tests & checks"), ("misconceptions", "Misconceptions"),
-            ("manual", "Manual grading"), ("attention", "Attention"), ("scores", "Score table"))
+SECTIONS = (
+    ("distribution", "Distribution"),
+    ("tests", "Tests & checks"),
+    ("misconceptions", "Misconceptions"),
+    ("manual", "Manual grading"),
+    ("attention", "Attention"),
+    ("scores", "Score table"),
+)
 
 
 def pct(rate: float | None) -> str:
@@ -47,10 +53,16 @@ def other_statuses(statuses: Counter) -> str:
 
 @cache
 def environment() -> Environment:
-    env = Environment(loader=PackageLoader("pe_course.report", "templates"), autoescape=True,
-                      undefined=StrictUndefined)
-    env.filters.update(pct=pct, score=score, quartile=quartile, other_statuses=other_statuses,
-                       issue_text=lambda kind: ISSUE_TEXT.get(kind, kind))
+    env = Environment(
+        loader=PackageLoader("pe_course.report", "templates"), autoescape=True, undefined=StrictUndefined
+    )
+    env.filters.update(
+        pct=pct,
+        score=score,
+        quartile=quartile,
+        other_statuses=other_statuses,
+        issue_text=lambda kind: ISSUE_TEXT.get(kind, kind),
+    )
     return env
 
 
@@ -66,10 +78,17 @@ def _summary(data: ReportData) -> list[tuple[str, str, str]]:
     tampering = {i.student for i in data.issues if i.kind == TAMPERING}
     items = [
         ("Students", f"{len(data.students)}", "with a submission"),
-        ("Mean total", "–" if mean is None else f"{mean:.2f} / {data.max_total:g}",
-         "" if mean is None or not data.max_total else f"{100 * mean / data.max_total:.0f}%"),
+        (
+            "Mean total",
+            "–" if mean is None else f"{mean:.2f} / {data.max_total:g}",
+            "" if mean is None or not data.max_total else f"{100 * mean / data.max_total:.0f}%",
+        ),
         ("Median total", "–" if median is None else f"{median:.2f} / {data.max_total:g}", ""),
-        ("Manual grading", f"{len(data.manual)}", f"answers from {len({s for s, _, _ in data.manual})} students"),
+        (
+            "Manual grading",
+            f"{len(data.manual)}",
+            f"answers from {len({s for s, _, _ in data.manual})} students",
+        ),
         ("Need attention", f"{len({i.student for i in data.issues})}", "students"),
     ]
     if tampering:
@@ -84,24 +103,30 @@ def _alt_texts(data: ReportData, cells, groups) -> tuple[dict, dict]:
         distribution["total_alt"] = (
             f"Histogram of the total scores of {len(data.students)} students (max {data.max_total:g}): "
             f"mean {data.mean_total:.2f}, median {data.median_total:.2f}, "
-            f"min {min(data.totals):g}, max {max(data.totals):g}.")
+            f"min {min(data.totals):g}, max {max(data.totals):g}."
+        )
         per_nb = []
         for name in data.notebooks:
             scores = [s.scores[name] for s in data.students if name not in s.missing]
             mean = f"mean {statistics.fmean(scores):.2f}" if scores else "no submissions"
             per_nb.append(f"{name}: {mean} of {data.notebook_max[name]:g} (n={len(scores)})")
-        distribution["notebooks_alt"] = ("Score histograms per notebook (students who submitted it): "
-                                         + "; ".join(per_nb) + ".")
+        distribution["notebooks_alt"] = (
+            "Score histograms per notebook (students who submitted it): " + "; ".join(per_nb) + "."
+        )
     if cells:
         worst = ", ".join(f"{c.grade_id} {pct(c.pass_rate)}" for c in cells[:3])
-        tests["cells_alt"] = (f"Bar chart of the share of students with full marks per test cell, sorted worst first "
-                              f"({len(cells)} cells; worst: {worst}).")
+        tests["cells_alt"] = (
+            f"Bar chart of the share of students with full marks per test cell, sorted worst first "
+            f"({len(cells)} cells; worst: {worst})."
+        )
     if groups:
         worst_checks = sorted((c for *_, m in groups for c in m), key=lambda c: c.pass_rate)[:3]
         tests["checks_alt"] = (
             f"Horizontal bar chart of the pass rate of {sum(len(m) for *_, m in groups)} checks in {len(groups)} "
             f"test cells, grouped by cell, worst first (worst checks: "
-            + "; ".join(f"{c.grade_id}/{c.name} {pct(c.pass_rate)}" for c in worst_checks) + ").")
+            + "; ".join(f"{c.grade_id}/{c.name} {pct(c.pass_rate)}" for c in worst_checks)
+            + ")."
+        )
     return distribution, tests
 
 
@@ -123,15 +148,30 @@ def render_html(data: ReportData, grades_csv: str | None = "grades.csv") -> str:
     issues = data.issues
     kinds = Counter(i.kind for i in issues)
     env = environment()
-    return env.get_template("report.html.j2").render(
-        data=data, css=_css(), summary=_summary(data), nav=SECTIONS,
-        plots=plots, distribution=distribution, tests=tests, cells=cells, groups=groups,
-        manual=sorted(manual.items()), issues=issues, tampering=TAMPERING,
-        attention={"students": len({i.student for i in issues}),
-                   "kinds": [(ISSUE_TEXT.get(k, k), n) for k, n in sorted(kinds.items())]},
-        attention_students={i.student for i in issues}, penalties=any(s.penalty for s in data.students),
-        grades_csv=grades_csv,
-    ) + "\n"
+    return (
+        env.get_template("report.html.j2").render(
+            data=data,
+            css=_css(),
+            summary=_summary(data),
+            nav=SECTIONS,
+            plots=plots,
+            distribution=distribution,
+            tests=tests,
+            cells=cells,
+            groups=groups,
+            manual=sorted(manual.items()),
+            issues=issues,
+            tampering=TAMPERING,
+            attention={
+                "students": len({i.student for i in issues}),
+                "kinds": [(ISSUE_TEXT.get(k, k), n) for k, n in sorted(kinds.items())],
+            },
+            attention_students={i.student for i in issues},
+            penalties=any(s.penalty for s in data.students),
+            grades_csv=grades_csv,
+        )
+        + "\n"
+    )
 
 
 def export_grades(course: Course, path: Path) -> Path:
@@ -141,7 +181,9 @@ def export_grades(course: Course, path: Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    plugin = SafeCsvExportPlugin(config=course.config(), to=str(tmp), assignment=[course.assignment], student=[])
+    plugin = SafeCsvExportPlugin(
+        config=course.config(), to=str(tmp), assignment=[course.assignment], student=[]
+    )
     with _gradebook(course) as gb:
         plugin.export(gb)
     tmp.replace(path)

@@ -16,5 +16,15 @@ from .client import Outcome, StudentProcess
 from .groups import Usage
 from .isolation import Limits, MiB, Sandbox, SandboxedProcess, bwrap_path, read_file, write_file
 
-__all__ = ["Limits", "MiB", "Outcome", "Sandbox", "SandboxedProcess", "StudentProcess", "Usage", "bwrap_path",
-           "read_file", "write_file"]
+__all__ = [
+    "Limits",
+    "MiB",
+    "Outcome",
+    "Sandbox",
+    "SandboxedProcess",
+    "StudentProcess",
+    "Usage",
+    "bwrap_path",
+    "read_file",
+    "write_file",
+]

@@ -199,8 +199,14 @@ class StudentProcess:
                     hits = self._new_hits()
                     if hits and isinstance(current, int) and current not in self._skip:
                         self._skip.add(current)  # the cell went over a group limit: run again without it
-                        self.report.cell_errors.append({"index": current, "error": "BatasSumberDaya",
-                                                        "message": limits.exceeded(hits), "line": None})
+                        self.report.cell_errors.append(
+                            {
+                                "index": current,
+                                "error": "BatasSumberDaya",
+                                "message": limits.exceeded(hits),
+                                "line": None,
+                            }
+                        )
                         break
                     if message.get("event") == "cell":
                         current = message.get("index")
@@ -212,19 +218,31 @@ class StudentProcess:
                     raise _Crashed("unexpected message")
                 continue
             except _Timeout:
-                if isinstance(current, int) and current not in self._skip and len(self._skip) < len(self.cells):
+                if (
+                    isinstance(current, int)
+                    and current not in self._skip
+                    and len(self._skip) < len(self.cells)
+                ):
                     self._skip.add(current)
                     self.report.timed_out_cells.append(current)
                     continue  # run the submission again without the cell that hung
                 self._fail_load()
                 return
             except _Crashed:
-                if isinstance(current, int) and current not in self._skip and len(self._skip) < len(self.cells):
+                if (
+                    isinstance(current, int)
+                    and current not in self._skip
+                    and len(self._skip) < len(self.cells)
+                ):
                     self._skip.add(current)  # the cell killed the worker (os._exit, segfault, memory)
                     hits = self._new_hits()
                     self.report.cell_errors.append(
-                        {"index": current, "error": "BatasSumberDaya" if hits else "ProsesBerhenti",
-                         "message": limits.exceeded(hits) if hits else "sel menghentikan proses", "line": None}
+                        {
+                            "index": current,
+                            "error": "BatasSumberDaya" if hits else "ProsesBerhenti",
+                            "message": limits.exceeded(hits) if hits else "sel menghentikan proses",
+                            "line": None,
+                        }
                     )
                     continue
                 self._fail_load()
@@ -236,18 +254,22 @@ class StudentProcess:
         if not isinstance(functions, dict) or not isinstance(errors, list):
             raise _Crashed("bad load report")
         self.report.functions = {
-            name: str(functions.get(name)) if functions.get(name) in ("ok", "missing", "not-callable") else "missing"
+            name: str(functions.get(name))
+            if functions.get(name) in ("ok", "missing", "not-callable")
+            else "missing"
             for name in self.functions
         }
         clean = []
         for err in errors[:200]:
             if isinstance(err, dict):
-                clean.append({
-                    "index": err.get("index") if isinstance(err.get("index"), int) else None,
-                    "error": str(err.get("error", ""))[:80],
-                    "message": str(err.get("message", ""))[:600],
-                    "line": err.get("line") if isinstance(err.get("line"), int) else None,
-                })
+                clean.append(
+                    {
+                        "index": err.get("index") if isinstance(err.get("index"), int) else None,
+                        "error": str(err.get("error", ""))[:80],
+                        "message": str(err.get("message", ""))[:600],
+                        "line": err.get("line") if isinstance(err.get("line"), int) else None,
+                    }
+                )
         self.report.cell_errors.extend(clean)
 
     def _fail_load(self) -> None:
@@ -281,8 +303,14 @@ class StudentProcess:
                 return Outcome("crashed", message="proses siswa tidak dapat dijalankan ulang")
         self._next_id += 1
         upstream = self.upstream.get(fn)
-        request = {"op": "call", "id": self._next_id, "fn": fn, "upstream": upstream[0] if upstream else None,
-                   "args": codec.encode(list(args)), "kwargs": {k: codec.encode(v) for k, v in kwargs.items()}}
+        request = {
+            "op": "call",
+            "id": self._next_id,
+            "fn": fn,
+            "upstream": upstream[0] if upstream else None,
+            "args": codec.encode(list(args)),
+            "kwargs": {k: codec.encode(v) for k, v in kwargs.items()},
+        }
         deadline = time.monotonic() + self.sandbox.limits.call_timeout
         if self.deadline is not None:
             deadline = min(deadline, self.deadline)
@@ -299,7 +327,9 @@ class StudentProcess:
                 return Outcome("limit", message=self._limit_messages[fn])
             self._stop()
             self._bad_functions[fn] = "timeout"
-            return Outcome("timeout", message=f"tidak selesai dalam {self.sandbox.limits.call_timeout:g} detik")
+            return Outcome(
+                "timeout", message=f"tidak selesai dalam {self.sandbox.limits.call_timeout:g} detik"
+            )
         except _Crashed as exc:
             if self._over_limit(fn):
                 return Outcome("limit", message=self._limit_messages[fn])
@@ -377,4 +407,3 @@ class StudentProcess:
         if not isinstance(message, dict):
             raise _Crashed("pesan bukan objek")
         return message
-

@@ -85,19 +85,43 @@ def attention(resources) -> list[tuple[str, str]]:
         memory, memory_limit = _number(data.get("peak_memory")), _number(data.get("memory_limit"))
         procs, proc_limit = _number(data.get("peak_processes")), _number(data.get("process_limit"))
         cpu, cpu_limit = _number(data.get("cpu_seconds")), _number(data.get("cpu_limit"))
-        figures = (f"peak memory {_gib(memory)} of {_gib(memory_limit)}, peak {procs:g} of {proc_limit:g} "
-                   f"processes/threads, {cpu:.1f} of {cpu_limit:g} CPU seconds")
-        hits = [h for h in data.get("hits", []) if isinstance(h, str)][:5] if isinstance(data.get("hits"), list) else []
+        figures = (
+            f"peak memory {_gib(memory)} of {_gib(memory_limit)}, peak {procs:g} of {proc_limit:g} "
+            f"processes/threads, {cpu:.1f} of {cpu_limit:g} CPU seconds"
+        )
+        hits = (
+            [h for h in data.get("hits", []) if isinstance(h, str)][:5]
+            if isinstance(data.get("hits"), list)
+            else []
+        )
         if "background" in hits:
             hits.remove("background")
-            out.append(("resource-limit", f"{str(run)[:20]}: left processes running after the notebook finished "
-                                          f"({figures})"))
-        near = [what for what, used, limit in (("memory", memory, memory_limit), ("processes", procs, proc_limit),
-                                                ("cpu", cpu, cpu_limit)) if limit and used >= NEAR * limit]
+            out.append(
+                (
+                    "resource-limit",
+                    f"{str(run)[:20]}: left processes running after the notebook finished ({figures})",
+                )
+            )
+        near = [
+            what
+            for what, used, limit in (
+                ("memory", memory, memory_limit),
+                ("processes", procs, proc_limit),
+                ("cpu", cpu, cpu_limit),
+            )
+            if limit and used >= NEAR * limit
+        ]
         if hits:
-            out.append(("resource-limit", f"{str(run)[:20]}: over the {', '.join(h[:20] for h in hits)} limit ({figures})"))
+            out.append(
+                (
+                    "resource-limit",
+                    f"{str(run)[:20]}: over the {', '.join(h[:20] for h in hits)} limit ({figures})",
+                )
+            )
         elif near:
-            out.append(("resource-near", f"{str(run)[:20]}: close to the {', '.join(near)} limit ({figures})"))
+            out.append(
+                ("resource-near", f"{str(run)[:20]}: close to the {', '.join(near)} limit ({figures})")
+            )
     return out
 
 
@@ -135,8 +159,14 @@ def _writable_dir(path: Path) -> bool:
 
 def _v2() -> Mechanism | None:
     own = _own_cgroups().get("")
-    root = next((p for p in (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified"))
-                 if (p / "cgroup.controllers").exists()), None)
+    root = next(
+        (
+            p
+            for p in (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified"))
+            if (p / "cgroup.controllers").exists()
+        ),
+        None,
+    )
     if own is None or root is None:
         return None
     here = root / own.lstrip("/")
@@ -186,7 +216,10 @@ def sweep_stale(mech: Mechanism | None = None, older_than: float = STALE_AFTER) 
     for parent in mech.parents.values():
         for path in parent.glob("pe-sandbox-*"):
             try:
-                if now - path.stat().st_mtime >= older_than and not (path / "cgroup.procs").read_text().strip():
+                if (
+                    now - path.stat().st_mtime >= older_than
+                    and not (path / "cgroup.procs").read_text().strip()
+                ):
                     path.rmdir()
                     removed += 1
             except OSError:
@@ -215,8 +248,16 @@ def _read_keyed(path: Path) -> dict[str, int]:
 class ResourceGroup:
     """The control group of one sandboxed run (see the module docstring)."""
 
-    def __init__(self, mech: Mechanism, memory: int, processes: int, cpu_seconds: float,
-                 scratch: Path | None = None, scratch_files: int = 10_000, scratch_bytes: int = 512 << 20) -> None:
+    def __init__(
+        self,
+        mech: Mechanism,
+        memory: int,
+        processes: int,
+        cpu_seconds: float,
+        scratch: Path | None = None,
+        scratch_files: int = 10_000,
+        scratch_bytes: int = 512 << 20,
+    ) -> None:
         self.mech, self.memory, self.processes, self.cpu_limit = mech, memory, processes, cpu_seconds
         self.scratch, self.scratch_files, self.scratch_bytes = scratch, scratch_files, scratch_bytes
         name = f"pe-sandbox-{uuid.uuid4().hex[:12]}"
@@ -272,8 +313,10 @@ class ResourceGroup:
     def _peak_memory(self) -> int:
         if self.mech.version == 2:
             return _read_int(self.dirs["unified"] / "memory.peak")
-        return max(_read_int(self.dirs["memory"] / "memory.max_usage_in_bytes"),
-                   _read_int(self.dirs["memory"] / "memory.memsw.max_usage_in_bytes"))
+        return max(
+            _read_int(self.dirs["memory"] / "memory.max_usage_in_bytes"),
+            _read_int(self.dirs["memory"] / "memory.memsw.max_usage_in_bytes"),
+        )
 
     def _oom_kills(self) -> int:
         if self.mech.version == 2:
@@ -295,8 +338,12 @@ class ResourceGroup:
 
     def usage(self) -> Usage:
         self._peak_processes = max(self._peak_processes, self._processes_now())
-        return Usage(self._peak_memory(), self._peak_processes, max(0.0, self._cpu_total() - self._cpu_base),
-                     self.hits())
+        return Usage(
+            self._peak_memory(),
+            self._peak_processes,
+            max(0.0, self._cpu_total() - self._cpu_base),
+            self.hits(),
+        )
 
     def reset(self) -> None:
         """Start counting afresh (a long-lived runner between two notebooks)."""
@@ -316,7 +363,11 @@ class ResourceGroup:
         self._peak_processes = max(self._peak_processes, self._processes_now())
         if self._cpu_total() - self._cpu_base > self.cpu_limit:
             self._over("cpu")
-        if scratch and self.scratch is not None and _too_big(self.scratch, self.scratch_files, self.scratch_bytes):
+        if (
+            scratch
+            and self.scratch is not None
+            and _too_big(self.scratch, self.scratch_files, self.scratch_bytes)
+        ):
             self._over("disk")
         return self.hits()
 
@@ -383,7 +434,12 @@ class ResourceGroup:
 # A sandboxed run's own processes, by the file their command line runs: bubblewrap (twice with a PID
 # namespace) starts the program (the grading worker or the notebook runner), and the notebook runner
 # starts one kernel. Anything else in the group, a fork of any of them included, is the student's.
-ROLE_FILES = {"bwrap": b"bwrap", "worker": b"/worker.py", "nbexec": b"/nbexec.py", "kernel": b"ipykernel_launcher"}
+ROLE_FILES = {
+    "bwrap": b"bwrap",
+    "worker": b"/worker.py",
+    "nbexec": b"/nbexec.py",
+    "kernel": b"ipykernel_launcher",
+}
 CHILD_ROLES = {"bwrap": ("bwrap", "worker", "nbexec"), "nbexec": ("kernel",)}
 
 
@@ -394,8 +450,14 @@ def _role(pid: int) -> str:
         return ""
     if argv and argv[0].endswith(ROLE_FILES["bwrap"]):
         return "bwrap"
-    return next((role for role, marker in ROLE_FILES.items() if role != "bwrap" and any(
-        a.endswith(marker) or a == marker for a in argv)), "")
+    return next(
+        (
+            role
+            for role, marker in ROLE_FILES.items()
+            if role != "bwrap" and any(a.endswith(marker) or a == marker for a in argv)
+        ),
+        "",
+    )
 
 
 def strays(pids: list[int], root: int) -> list[int]:

@@ -71,7 +71,7 @@ class Limits:
             "processes": f"terlalu banyak proses atau thread (batas {self.group_processes})",
             "cpu": f"batas waktu CPU {self.group_cpu_seconds:g} detik terlampaui",
             "disk": f"terlalu banyak berkas di direktori kerja (batas {self.scratch_files} berkas, "
-                    f"{_size(self.scratch_bytes)})",
+            f"{_size(self.scratch_bytes)})",
             "background": "proses yang dimulai notebook masih berjalan setelah notebook selesai (dihentikan)",
         }
         return "; ".join(text.get(h, h) for h in hits)
@@ -103,11 +103,36 @@ def bwrap_path() -> str | None:
     if path is None:
         return None
     probe = subprocess.run(
-        [path, "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
-         "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev",
-         "--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
-         "--die-with-parent", "/usr/bin/true"],
-        capture_output=True, timeout=30, check=False,
+        [
+            path,
+            "--ro-bind",
+            "/usr",
+            "/usr",
+            "--symlink",
+            "usr/bin",
+            "/bin",
+            "--symlink",
+            "usr/lib",
+            "/lib",
+            "--symlink",
+            "usr/lib64",
+            "/lib64",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--unshare-all",
+            "--unshare-user",
+            "--uid",
+            str(NOBODY),
+            "--gid",
+            str(NOBODY),
+            "--die-with-parent",
+            "/usr/bin/true",
+        ],
+        capture_output=True,
+        timeout=30,
+        check=False,
     )
     return path if probe.returncode == 0 else None
 
@@ -151,16 +176,24 @@ class Sandbox:
         limits = "resource limits, time-outs, private scratch directory, process tree killed"
         mech = groups.mechanism() if self.use_groups else None
         if mech is not None:
-            group = (f"; one resource group per run ({mech.description}): memory {_size(self.limits.group_memory)}, "
-                     f"{self.limits.group_processes} processes/threads, {self.limits.group_cpu_seconds:g} CPU seconds, "
-                     f"scratch {self.limits.scratch_files} files / {_size(self.limits.scratch_bytes)}")
+            group = (
+                f"; one resource group per run ({mech.description}): memory {_size(self.limits.group_memory)}, "
+                f"{self.limits.group_processes} processes/threads, {self.limits.group_cpu_seconds:g} CPU seconds, "
+                f"scratch {self.limits.scratch_files} files / {_size(self.limits.scratch_bytes)}"
+            )
         else:
-            group = ("; NO resource group (no usable control group): memory and process limits are per process "
-                     "only, so a submission can use them many times over with several processes")
+            group = (
+                "; NO resource group (no usable control group): memory and process limits are per process "
+                "only, so a submission can use them many times over with several processes"
+            )
         if self.use_bwrap:
-            return (f"bubblewrap: read-only Python only, no course files, no network, private /tmp and PIDs; "
-                    f"{limits}{group}")
-        who = "as nobody" if _can_drop_root() else "as the grading user without capabilities, who it can signal"
+            return (
+                f"bubblewrap: read-only Python only, no course files, no network, private /tmp and PIDs; "
+                f"{limits}{group}"
+            )
+        who = (
+            "as nobody" if _can_drop_root() else "as the grading user without capabilities, who it can signal"
+        )
         return (
             f"NOT ISOLATED (bubblewrap not available): {limits}{group}; student code runs {who}, can read the "
             "course files and the network, and write where that user can write. Install bubblewrap."
@@ -172,8 +205,15 @@ class Sandbox:
         if mech is None:
             return None
         lim = self.limits
-        return groups.ResourceGroup(mech, lim.group_memory, lim.group_processes, lim.group_cpu_seconds,
-                                     scratch, lim.scratch_files, lim.scratch_bytes)
+        return groups.ResourceGroup(
+            mech,
+            lim.group_memory,
+            lim.group_processes,
+            lim.group_cpu_seconds,
+            scratch,
+            lim.scratch_files,
+            lim.scratch_bytes,
+        )
 
     @contextlib.contextmanager
     def scratch(self) -> Iterator[Path]:
@@ -218,13 +258,38 @@ class Sandbox:
         for root in _python_roots():
             cmd += ["--ro-bind", root, root]
         cmd += [
-            "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
-            "--proc", "/proc", "--dev", "/dev",
-            "--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
-            "--ro-bind-try", "/etc/fonts", "/etc/fonts",
-            "--bind", str(scratch), MOUNT_POINT, "--chdir", MOUNT_POINT,
-            "--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
-            "--die-with-parent", "--new-session",
+            "--symlink",
+            "usr/lib",
+            "/lib",
+            "--symlink",
+            "usr/lib64",
+            "/lib64",
+            "--symlink",
+            "usr/bin",
+            "/bin",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--ro-bind-try",
+            "/etc/alternatives",
+            "/etc/alternatives",
+            "--ro-bind-try",
+            "/etc/fonts",
+            "/etc/fonts",
+            "--bind",
+            str(scratch),
+            MOUNT_POINT,
+            "--chdir",
+            MOUNT_POINT,
+            "--unshare-all",
+            "--unshare-user",
+            "--uid",
+            str(NOBODY),
+            "--gid",
+            str(NOBODY),
+            "--die-with-parent",
+            "--new-session",
         ]
         return cmd + list(argv)
 
@@ -279,8 +344,12 @@ def _can_drop_root() -> bool:
         return False
     try:
         probe = subprocess.run(
-            [sys.executable, "-c", "import numpy"], preexec_fn=functools.partial(_set_limits_and_drop_root, Limits()),
-            capture_output=True, timeout=60, check=False, cwd="/",
+            [sys.executable, "-c", "import numpy"],
+            preexec_fn=functools.partial(_set_limits_and_drop_root, Limits()),
+            capture_output=True,
+            timeout=60,
+            check=False,
+            cwd="/",
         )
     except (OSError, subprocess.SubprocessError):
         return False
@@ -347,7 +416,9 @@ def _matplotlib_font_cache() -> Path | None:
 class SandboxedProcess:
     """A started sandboxed program; :meth:`kill` ends it and everything it started."""
 
-    def __init__(self, proc: subprocess.Popen, marker: str, group: groups.ResourceGroup | None = None) -> None:
+    def __init__(
+        self, proc: subprocess.Popen, marker: str, group: groups.ResourceGroup | None = None
+    ) -> None:
         self.proc = proc
         self.marker = marker
         self.group = group

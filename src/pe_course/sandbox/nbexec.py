@@ -23,10 +23,12 @@ import os
 import signal
 import sys
 
-RESET = ("get_ipython().run_line_magic('reset', '-f')\n"
-         "import sys as _s\n"
-         "_s.modules.get('matplotlib.pyplot') and _s.modules['matplotlib.pyplot'].close('all')\n"
-         "del _s")
+RESET = (
+    "get_ipython().run_line_magic('reset', '-f')\n"
+    "import sys as _s\n"
+    "_s.modules.get('matplotlib.pyplot') and _s.modules['matplotlib.pyplot'].close('all')\n"
+    "del _s"
+)
 
 
 class _OutOfTime(Exception):
@@ -73,11 +75,21 @@ def main() -> int:
                 km = None
             cell_timeout = int(request["cell_timeout"])
             client = NotebookClient(
-                nb, km=km, kernel_name="python3", extra_arguments=["--HistoryManager.hist_file=:memory:"],
-                timeout=cell_timeout, startup_timeout=120, allow_errors=True,
-                interrupt_on_timeout=True, record_timing=False, resources={"metadata": {"path": "."}},
-                error_on_timeout={"ename": "CellTimeoutError", "evalue": f"sel melewati {cell_timeout} detik",
-                                  "traceback": [f"CellTimeoutError: sel melewati batas waktu {cell_timeout} detik"]},
+                nb,
+                km=km,
+                kernel_name="python3",
+                extra_arguments=["--HistoryManager.hist_file=:memory:"],
+                timeout=cell_timeout,
+                startup_timeout=120,
+                allow_errors=True,
+                interrupt_on_timeout=True,
+                record_timing=False,
+                resources={"metadata": {"path": "."}},
+                error_on_timeout={
+                    "ename": "CellTimeoutError",
+                    "evalue": f"sel melewati {cell_timeout} detik",
+                    "traceback": [f"CellTimeoutError: sel melewati batas waktu {cell_timeout} detik"],
+                },
             )
             client.on_cell_executed = functools.partial(_after_cell, nbformat, nb, target)
             km = None  # owned by the client until it has run; kept for the next notebook below
@@ -105,8 +117,14 @@ def _after_cell(nbformat, nb, target: str, cell=None, execute_reply=None, **kwar
     content = (execute_reply or {}).get("content", {})
     stuck = content.get("status") == "error" and content.get("ename") == "CellTimeoutError"
     if stuck and cell is not None:
-        cell.outputs.append(nbformat.v4.new_output("error", ename="CellTimeoutError", evalue=content.get("evalue", ""),
-                                                   traceback=content.get("traceback", [])))
+        cell.outputs.append(
+            nbformat.v4.new_output(
+                "error",
+                ename="CellTimeoutError",
+                evalue=content.get("evalue", ""),
+                traceback=content.get("traceback", []),
+            )
+        )
     _write(nbformat, nb, target)
     if stuck:
         raise _KernelStuck

@@ -102,8 +102,13 @@ def _upstream_proxy(name: str, window: dict, send, proto_in, codec):
     def upstream(*args, **kwargs):
         if not window["open"]:
             raise RuntimeError(f"{name} hanya tersedia selama pemanggilan yang dinilai")
-        send({"event": "upstream", "args": codec.encode(list(args)),
-              "kwargs": {k: codec.encode(v) for k, v in kwargs.items()}})
+        send(
+            {
+                "event": "upstream",
+                "args": codec.encode(list(args)),
+                "kwargs": {k: codec.encode(v) for k, v in kwargs.items()},
+            }
+        )
         reply = codec.loads_untrusted(proto_in.readline())
         if not isinstance(reply, dict) or reply.get("op") != "upstream":
             raise RuntimeError("protokol")
@@ -153,8 +158,12 @@ def main() -> None:
             builtins.__dict__.clear()
             builtins.__dict__.update(pristine)
 
-    namespace: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": _IPythonStub,
-                       "display": lambda *a, **k: None}
+    namespace: dict = {
+        "__name__": "__main__",
+        "__builtins__": builtins,
+        "get_ipython": _IPythonStub,
+        "display": lambda *a, **k: None,
+    }
 
     while True:
         line = proto_in.readline()
