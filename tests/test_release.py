@@ -489,3 +489,8 @@ def test_released_text_follows_the_glossary(name):
     text = "\n".join(c.source for c in release_nb(name).cells).lower()
     found = [phrase for phrase in banned_phrases() if re.search(rf"\b{re.escape(phrase.lower())}\b", text)]
     assert not found, f"{name}: {found} (see docs/glossary.md for the term to use)"
+
+
+def test_the_package_names_the_notebooks_the_course_has():
+    """pe_course.course.NOTEBOOKS (the LMS intake's default, the tests' list) is what source/ holds."""
+    assert [p.stem for p in sorted(SOURCE.glob("*.ipynb"))] == list(NOTEBOOKS)

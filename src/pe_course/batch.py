@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .course import Course
 from .feedback import tidy
-from .record import GradingRecord
+from .record import notebook_attention
 from .resume import GradeState, graders_fingerprint, submission_fingerprint
 from .sandbox import groups
 
@@ -208,22 +208,15 @@ def merge_outcome(course: Course, outcome: GradeOutcome) -> None:
 
 
 def attention_reasons(course: Course, student: str) -> list[str]:
-    """Why a graded student needs an instructor's look, from the .grading.json records."""
+    """Why a graded student needs an instructor's look (see ``record.notebook_attention``)."""
+    submitted = course.submitted / student / course.assignment
+    graded = course.autograded / student / course.assignment
     reasons = []
-    folder = course.autograded / student / course.assignment
     for name in sorted(course_notebooks(course)):
-        if not (course.submitted / student / course.assignment / f"{name}.ipynb").exists():
-            reasons.append(f"{name}: missing notebook")
-            continue
-        try:
-            record = GradingRecord.read(folder / f"{name}.grading.json")
-        except (OSError, ValueError):
-            reasons.append(f"{name}: no grading record")
-            continue
-        reasons += [
-            f"{name}: {found.kind}: {found.detail[:160]}" if found.detail else f"{name}: {found.kind}"
-            for found in record.attention()
-        ]
+        for found in notebook_attention(submitted, graded, student, name)[1]:
+            reasons.append(
+                f"{name}: {found.kind}: {found.detail[:160]}" if found.detail else f"{name}: {found.kind}"
+            )
     return list(dict.fromkeys(reasons))
 
 

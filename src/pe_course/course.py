@@ -93,9 +93,18 @@ class Course:
     def db_url(self) -> str:
         return self.coursedir().db_url
 
-    def gradebook(self, db_url: str | None = None):
-        """nbgrader's Gradebook for this course (with its course id, so no "default_course" appears)."""
+    def gradebook(self, db_url: str | None = None, must_exist: bool = False):
+        """nbgrader's Gradebook for this course (with its course id, so no "default_course" appears).
+
+        ``must_exist``: raise ``FileNotFoundError`` instead of creating a missing SQLite gradebook
+        (for commands that only read it, such as the report).
+        """
         from nbgrader.api import Gradebook
 
         coursedir = self.coursedir()
-        return Gradebook(db_url or coursedir.db_url, course_id=coursedir.course_id or "default_course")
+        url = db_url or coursedir.db_url
+        if must_exist and url.startswith("sqlite:///") and not Path(url[len("sqlite:///") :]).is_file():
+            raise FileNotFoundError(
+                f"no gradebook at {url}; run `nbgrader generate_assignment` and autograde first"
+            )
+        return Gradebook(url, course_id=coursedir.course_id or "default_course")

@@ -17,6 +17,7 @@ from .contracts import parse_contracts
 from .sandbox.worker import transform_cell
 
 HIDDEN_MARKER = "### BEGIN HIDDEN TESTS"
+SOLUTION_BEGIN, SOLUTION_END = "### BEGIN SOLUTION", "### END SOLUTION"  # nbgrader's markers
 
 
 def nbgrader_meta(cell: Any) -> dict:
@@ -64,7 +65,7 @@ def test_cell_ids(nb: Any) -> list[str]:
 def strip_solution_markers(source: str) -> str:
     """Source of a solution cell with the nbgrader markers removed (the reference code itself)."""
     return "\n".join(
-        line for line in source.splitlines() if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")
+        line for line in source.splitlines() if line.strip() not in (SOLUTION_BEGIN, SOLUTION_END)
     )
 
 

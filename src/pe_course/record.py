@@ -243,6 +243,28 @@ class GradingRecord:
         return cls.from_dict(data)
 
 
+def notebook_attention(
+    submitted: Path, graded: Path, student: str, notebook: str
+) -> tuple[GradingRecord | None, list[Attention]]:
+    """One notebook of one student: its record (if readable) and everything in it worth a look.
+
+    ``submitted`` and ``graded`` are the student's folders of the assignment. The only place where
+    "needs attention" is decided: ``pe-course grade``'s summary and the report both ask here.
+    """
+    if not (submitted / f"{notebook}.ipynb").is_file() and not (graded / f"{notebook}.ipynb").is_file():
+        return None, [Attention("missing-notebook")]
+    try:
+        record = GradingRecord.read(graded / f"{notebook}.grading.json")
+    except FileNotFoundError:
+        return None, [Attention("no-grading-record")]
+    except (OSError, ValueError) as exc:
+        return None, [Attention("unreadable-grading-record", f"{type(exc).__name__}: {str(exc)[:200]}")]
+    found = []
+    if record.student is not None and record.student != student:
+        found.append(Attention("record-mismatch", f"record is for {record.student[:200]}"))
+    return record, found + record.attention()
+
+
 def atomic_write(path: Path, data: str | bytes) -> None:
     """Write a file so that a reader sees the old content or the new, never half of it."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ from typing import Any
 import nbformat
 
 from .course import Course
-from .notebook import HIDDEN_MARKER, grade_id, is_test_cell, nbgrader_meta
+from .notebook import HIDDEN_MARKER, SOLUTION_BEGIN, SOLUTION_END, grade_id, is_test_cell, nbgrader_meta
 
 VOLATILE_CELL_KEYS = ("id",)
 RUBRIC_HEADING = (
@@ -93,12 +93,12 @@ def _solution_lines(nb: Any) -> set[str]:
     elsewhere: set[str] = set()
     for cell in nb.cells:
         # nbgrader replaces a whole solution cell that has no markers (e.g. a written answer)
-        active = bool(nbgrader_meta(cell).get("solution")) and "### BEGIN SOLUTION" not in cell.source
+        active = bool(nbgrader_meta(cell).get("solution")) and SOLUTION_BEGIN not in cell.source
         for line in cell.source.splitlines():
             text = line.strip()
-            if text == "### BEGIN SOLUTION":
+            if text == SOLUTION_BEGIN:
                 active = True
-            elif text == "### END SOLUTION":
+            elif text == SOLUTION_END:
                 active = False
             elif text and not text.startswith("#"):
                 (inside if active else elsewhere).add(text)

@@ -10,10 +10,9 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 
 from ..course import Course
-from ..record import CellResult, GradingRecord, NoteKind
+from ..record import CellResult, NoteKind, notebook_attention
 
 EPS = 1e-9
 TAMPERING = NoteKind.SUSPECTED_TAMPERING.value
@@ -184,20 +183,6 @@ class ReportData:
 # --------------------------------------------------------------------------------------------
 # Collecting
 # --------------------------------------------------------------------------------------------
-def _gradebook(course: Course):
-    """nbgrader's Gradebook for the course (never creates a missing SQLite gradebook)."""
-    from nbgrader.api import Gradebook
-
-    coursedir = course.coursedir()
-    url = coursedir.db_url
-    if url.startswith("sqlite:///") and not Path(url[len("sqlite:///") :]).is_file():
-        raise FileNotFoundError(
-            f"no gradebook at {url}; run `nbgrader generate_assignment` and autograde first"
-        )
-    # the course's own course id: Gradebook(url) alone would add a "default_course" row
-    return Gradebook(url, course_id=coursedir.course_id or "default_course")
-
-
 def _hints(course: Course) -> dict[tuple[str, str], str]:
     """(function, misconception id) -> hint, from the catalogue in graders/misconceptions.py."""
     from ..score import load_suite
@@ -212,7 +197,7 @@ def _hints(course: Course) -> dict[tuple[str, str], str]:
 def collect(course: Course) -> ReportData:
     """Everything the report shows, from the gradebook (nbgrader's API) and the grading records."""
     generated = datetime.now().astimezone()
-    with _gradebook(course) as gb:
+    with course.gradebook(must_exist=True) as gb:
         assignment = gb.find_assignment(course.assignment)
         duedate = assignment.duedate
         notebooks = [nb.name for nb in assignment.notebooks]
@@ -300,30 +285,15 @@ def _read_student(
     submitted = course.submitted / student / course.assignment
     graded = course.autograded / student / course.assignment
     for name in notebooks:
-        if not (submitted / f"{name}.ipynb").is_file() and not (graded / f"{name}.ipynb").is_file():
+        record, found = notebook_attention(submitted, graded, student, name)
+        report.issues += [Issue(student, name, a.kind, a.detail[:1000]) for a in found]
+        if any(a.kind == "missing-notebook" for a in found):
             report.missing.append(name)
-            report.issues.append(Issue(student, name, "missing-notebook"))
             continue
         for (nb, gid), stat in cells.items():
             if nb == name:
                 stat.scores.append(report.cell_scores.get((nb, gid), 0.0))
-        try:
-            record = GradingRecord.read(graded / f"{name}.grading.json")
-        except FileNotFoundError:
-            report.issues.append(Issue(student, name, "no-grading-record"))
-            continue
-        except (OSError, ValueError) as exc:
-            report.issues.append(
-                Issue(student, name, "unreadable-grading-record", f"{type(exc).__name__}: {str(exc)[:200]}")
-            )
-            continue
-        if record.student is not None and record.student != student:
-            report.issues.append(
-                Issue(student, name, "record-mismatch", f"record is for {record.student[:200]}")
-            )
-        for found in record.attention():
-            report.issues.append(Issue(student, name, found.kind, found.detail[:1000]))
-        for cell in record.cells:
+        for cell in record.cells if record is not None else []:
             _read_cell(report, name, cell, cells, checks, diagnosed)
 
 

@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 from ..course import Course
 from ..record import atomic_write
-from .collect import EPS, ISSUE_TEXT, TAMPERING, ReportData, _gradebook, collect
+from .collect import EPS, ISSUE_TEXT, TAMPERING, ReportData, collect
 from .plots import (
     grouped_checks,
     plot_cell_pass_rates,
@@ -184,7 +184,7 @@ def export_grades(course: Course, path: Path) -> Path:
     plugin = SafeCsvExportPlugin(
         config=course.config(), to=str(tmp), assignment=[course.assignment], student=[]
     )
-    with _gradebook(course) as gb:
+    with course.gradebook(must_exist=True) as gb:
         plugin.export(gb)
     tmp.replace(path)
     return path
