@@ -8,7 +8,7 @@
   stubs, mangled and missing notebooks), without the two built to hang or wedge kernels.
 
 The baseline is stock nbgrader in a copy of the course with a stock ``nbgrader_config.py`` (course id,
-stubs, ``Execute.timeout = 30``): ``nbgrader autograde --force`` then ``nbgrader generate_feedback
+stubs, ``Execute.timeout = 30``, rubrics allowed outside task cells): ``nbgrader autograde --force`` then ``nbgrader generate_feedback
 --force``, serial, the source notebooks' hidden asserts run in the student's kernel, no sandbox.
 Ours is ``pe-course grade --force --jobs 2`` (sandbox, hidden graders, then feedback) on a copy with
 this repository's ``nbgrader_config.py``. Both see the same submissions.
@@ -64,6 +64,7 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.ClearSolutions.code_stub = {"python": "# KODE ANDA DI SINI\\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "JAWABAN ANDA DI SINI"
 c.Execute.timeout = 30
+c.ClearMarkScheme.enforce_metadata = False  # plain nbgrader setting: the written answers' rubrics
 """
 PE_COURSE = Path(sys.executable).with_name("pe-course")
 DASK = Path(sys.executable).with_name("dask")
