@@ -16,7 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from pe_course.course import NOTEBOOKS as NOTEBOOKS  # re-exported: the tests use the package's list
+from pe_course.course import FUNCTIONS as FUNCTIONS  # re-exported: the tests use the package's lists
+from pe_course.course import NOTEBOOKS as NOTEBOOKS
 from pe_course.course import Course
 from pe_course.notebook import load_reference
 from pe_course.record import Note

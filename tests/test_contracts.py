@@ -15,7 +15,7 @@ import inspect
 import nbformat
 import numpy as np
 import pytest
-from conftest import NOTEBOOKS, REPO
+from conftest import FUNCTIONS, NOTEBOOKS, REPO
 
 from pe_course.checks import draw
 from pe_course.contracts import parse_contracts
@@ -90,22 +90,7 @@ def test_every_function_has_a_domain(suite):
 
 @pytest.mark.parametrize(
     "fn",
-    sorted(
-        [
-            "embed",
-            "one_hot",
-            "embed_backward",
-            "frequencies",
-            "positional_encoding",
-            "rotation_matrix",
-            "shift_encoding",
-            "apply_rope",
-            "rope_scores",
-            "position_similarity",
-            "offset_similarity",
-            "self_attention",
-        ]
-    ),
+    sorted(FUNCTIONS),
 )
 def test_graders_call_only_inside_the_contract(fn, suite, reference):
     implementations = [reference[fn]] + [m.implementation for m in suite.misconceptions.get(fn, [])]

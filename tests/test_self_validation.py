@@ -7,27 +7,13 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from conftest import REPO, reference_nb
+from conftest import FUNCTIONS, REPO, reference_nb
 
 from pe_course.diagnosis import InProcessCaller
 from pe_course.sandbox import Sandbox
 from pe_course.score import _grade_function, grade_notebook, load_suite
 from pe_course.selfcheck import run_selfcheck
 
-FUNCTIONS = [
-    "embed",
-    "one_hot",
-    "embed_backward",
-    "frequencies",
-    "positional_encoding",
-    "rotation_matrix",
-    "shift_encoding",
-    "apply_rope",
-    "rope_scores",
-    "position_similarity",
-    "offset_similarity",
-    "self_attention",
-]
 CATALOGUE_IDS = {
     "embed": {"pos-indexed-by-ids", "concat-not-add", "missing-position", "no-block-size-check"},
     "one_hot": {"one-hot-transposed"},

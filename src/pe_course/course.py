@@ -7,6 +7,21 @@ from pathlib import Path
 
 ASSIGNMENT = "positional-encoding"
 NOTEBOOKS = ("01_embedding", "02_sinusoidal", "03_rotation", "04_similarity")
+# The graded functions, in notebook order (tests/test_self_validation.py checks them against graders/).
+FUNCTIONS = (
+    "embed",
+    "one_hot",
+    "embed_backward",
+    "frequencies",
+    "positional_encoding",
+    "rotation_matrix",
+    "shift_encoding",
+    "apply_rope",
+    "rope_scores",
+    "position_similarity",
+    "offset_similarity",
+    "self_attention",
+)
 
 
 def find_root(start: Path | None = None) -> Path:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import nbformat
 
-from .course import Course
+from .course import FUNCTIONS, Course
 from .intake import canvas_name, lms_zip
 from .notebook import grade_id, strip_solution_markers
 
@@ -195,20 +195,7 @@ class Student:
     mangle: dict[str, Callable[[dict], object]] = field(default_factory=dict)  # notebook -> nb -> content
 
 
-ALL = (
-    "embed",
-    "one_hot",
-    "embed_backward",
-    "frequencies",
-    "positional_encoding",
-    "rotation_matrix",
-    "shift_encoding",
-    "apply_rope",
-    "rope_scores",
-    "position_similarity",
-    "offset_similarity",
-    "self_attention",
-)
+ALL = FUNCTIONS
 
 
 def _everything(**changes: str) -> dict[str, str]:
