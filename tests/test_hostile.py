@@ -585,6 +585,33 @@ def run_in_kernel(cells: list[str]):
     return out
 
 
+def test_a_students_next_notebook_starts_clean():
+    """One kernel serves all notebooks of a student: the next notebook sees none of the previous one's
+    names or open figures (same kernel process, checked by its pid)."""
+    resources = {"nbgrader": {"assignment": "a", "student": "s"}}
+    first, second = nbformat.v4.new_notebook(), nbformat.v4.new_notebook()
+    first.cells = [
+        nbformat.v4.new_code_cell(
+            "import os, matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+            "x = 41\nfig = plt.figure()\nprint(os.getpid(), len(plt.get_fignums()))"
+        )
+    ]
+    second.cells = [
+        nbformat.v4.new_code_cell(
+            "import os, matplotlib.pyplot as plt\nprint(os.getpid(), len(plt.get_fignums()), 'x' in dir())"
+        )
+    ]
+    step = SandboxedExecute(timeout=20, notebook_timeout=60)
+    try:
+        first, _ = step.preprocess(first, dict(resources))
+        second, _ = step.preprocess(second, dict(resources))
+    finally:
+        execute_step.close_runner()
+    pid, figures = first.cells[0].outputs[0]["text"].split()
+    assert figures == "1"
+    assert second.cells[0].outputs[0]["text"].split() == [pid, "0", "False"]
+
+
 @requires_bwrap
 def test_executed_notebook_symlink_does_not_leak_host_files(tmp_path):
     """Regression test for a fixed bug (information leak), which was: the executed notebook is read back from the scratch directory with
