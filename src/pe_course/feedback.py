@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import zipfile
 from pathlib import Path
@@ -76,10 +77,17 @@ def render_math(markdown: str) -> str:
 def _mathml(match: re.Match) -> str:
     display = match.group(1) is not None
     tex = match.group(1) if display else match.group(2)
+    return _converted(tex.strip(), "block" if display else "inline") or match.group(0)
+
+
+@functools.lru_cache(maxsize=4096)
+def _converted(tex: str, display: str) -> str | None:
+    """MathML for a formula, None if it cannot be converted. Cached: every student's notebook has the
+    chapter's formulas, and a worker renders many students' feedback."""
     try:
-        return convert(tex.strip(), display="block" if display else "inline")
+        return convert(tex, display=display)
     except Exception:  # noqa: BLE001 (a formula it cannot read stays TeX, as before)
-        return match.group(0)
+        return None
 
 
 class RenderMath(NbGraderPreprocessor):
