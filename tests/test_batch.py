@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -11,8 +13,9 @@ import time
 
 import pytest
 from conftest import reference_nb, release_nb, with_code
+from sqlalchemy import text
 
-from pe_course.batch import grade_round
+from pe_course.batch import build_template, grade_round
 from pe_course.resume import GradeState
 
 pytestmark = pytest.mark.slow
@@ -73,6 +76,54 @@ def test_unchanged_submissions_are_skipped_and_changed_ones_regraded(course_copy
     assert forced.graded == ["ani"] and forced.skipped == []
 
 
+def test_each_students_feedback_follows_their_grades_and_missing_feedback_is_made_up(course_copy):
+    _submit_class(course_copy)
+    events = []
+    summary = grade_round(
+        course_copy.course, jobs=2, feedback=True, on_event=lambda kind, who, _: events.append((kind, who))
+    )
+    assert sorted(summary.feedback) == sorted(CLASS) and not summary.feedback_failed
+    scores = course_copy.scores()
+    for student, notebooks in CLASS.items():
+        assert events.index(("graded", student)) < events.index(("feedback", student))
+        pages = course_copy.root / "feedback" / student / "positional-encoding"
+        assert sorted(p.name for p in pages.glob("*.html")) == [f"{nb}.html" for nb in sorted(notebooks)]
+    # the page shows the merged score (partial for citra's swapped sin/cos)
+    citra = scores[("citra", "02_sinusoidal", "test_positional_encoding")]
+    page = (
+        course_copy.root / "feedback" / "citra" / "positional-encoding" / "02_sinusoidal.html"
+    ).read_text()
+    assert f"Score: {float(citra)} / 3.0" in page  # as nbgrader writes it
+    # a round stopped between budi's grades and his feedback: the next round makes it up
+    shutil.rmtree(course_copy.root / "feedback" / "budi")
+    again = grade_round(course_copy.course, jobs=2, feedback=True)
+    assert again.graded == [] and again.feedback == ["budi"]
+    assert (course_copy.root / "feedback" / "budi" / "positional-encoding" / "01_embedding.html").is_file()
+
+
+def test_the_workers_template_gradebook_is_made_without_running_alembic(course_copy, tmp_path, monkeypatch):
+    """nbgrader stamps a new gradebook by running the `alembic` command (2.5 s before any worker can
+    start); the template copies the course gradebook's schema version and structure instead."""
+    import sqlite3
+
+    course = course_copy.course
+    with course.gradebook() as gb:
+        version = gb.db.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        cells = sorted(
+            (c.name, c.max_score)
+            for nb in gb.find_assignment(course.assignment).notebooks
+            for c in nb.grade_cells
+        )
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `alembic` (nor anything else) to run
+    path = build_template(course, tmp_path / "template.db")
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(version,)]
+    with course.gradebook(f"sqlite:///{path}") as template:
+        assignment = template.find_assignment(course.assignment)
+        assert sorted((c.name, c.max_score) for nb in assignment.notebooks for c in nb.grade_cells) == cells
+        assert assignment.submissions == []
+
+
 def test_ctrl_c_leaves_a_consistent_gradebook_and_the_next_run_resumes(make_course):
     serial, interrupted = make_course("serial"), make_course("interrupted")
     _submit_class(serial)
@@ -99,7 +150,6 @@ def test_ctrl_c_leaves_a_consistent_gradebook_and_the_next_run_resumes(make_cour
 
 
 def test_killed_grading_process_resumes(course_copy):
-    import shutil
     import tempfile
     from pathlib import Path
 

@@ -65,7 +65,10 @@ class RoundSummary:
     skipped: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)  # student -> why
     attention: dict[str, list[str]] = field(default_factory=dict)  # student -> reasons
+    feedback: list[str] = field(default_factory=list)  # students whose feedback was generated
+    feedback_failed: dict[str, str] = field(default_factory=dict)  # student -> why
     seconds: float = 0.0
+    feedback_seconds: float = 0.0  # after a round on a cluster: the feedback generated here
     merge_seconds: float = 0.0  # spent by the single writer merging results (the part no worker can share)
 
 
@@ -77,32 +80,59 @@ def build_template(course: Course, path: Path) -> Path:
 
     if path.exists():
         path.unlink()
-    with course.gradebook() as main, course.gradebook(f"sqlite:///{path}") as tmpl:
-        a = main.find_assignment(course.assignment)
-        tmpl.update_or_create_assignment(a.name, duedate=a.duedate)
-        for nb in a.notebooks:
-            tmpl.update_or_create_notebook(nb.name, a.name)
-            for c in nb.grade_cells:
-                tmpl.update_or_create_grade_cell(
-                    c.name, nb.name, a.name, max_score=c.max_score, cell_type=c.cell_type
-                )
-            for c in nb.solution_cells:
-                tmpl.update_or_create_solution_cell(c.name, nb.name, a.name)
-            for c in nb.task_cells:
-                tmpl.update_or_create_task_cell(
-                    c.name, nb.name, a.name, max_score=c.max_score, cell_type=c.cell_type
-                )
-            for c in nb.source_cells:
-                tmpl.update_or_create_source_cell(
-                    c.name,
-                    nb.name,
-                    a.name,
-                    cell_type=c.cell_type,
-                    locked=c.locked,
-                    source=c.source,
-                    checksum=c.checksum,
-                )
+    with course.gradebook() as main:
+        _stamp_schema_version(path, main)
+        with course.gradebook(f"sqlite:///{path}") as tmpl:
+            _copy_structure(main, tmpl, course.assignment)
     return path
+
+
+def _stamp_schema_version(path: Path, main) -> None:
+    """Give a new SQLite gradebook the course gradebook's schema version before nbgrader opens it.
+
+    nbgrader stamps a new gradebook by running the ``alembic`` command (about 2.5 s, before any
+    worker can start); the version is the course gradebook's own, so it is copied instead.
+    """
+    import sqlite3
+
+    from sqlalchemy import text
+
+    try:
+        version = main.db.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    except Exception:  # noqa: BLE001 (no version table: nbgrader stamps the new one itself)
+        main.db.rollback()
+        return
+    if version:
+        with contextlib.closing(sqlite3.connect(path)) as db, db:
+            db.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")
+            db.execute("INSERT INTO alembic_version (version_num) VALUES (?)", (version,))
+
+
+def _copy_structure(main, tmpl, assignment: str) -> None:
+    a = main.find_assignment(assignment)
+    tmpl.update_or_create_assignment(a.name, duedate=a.duedate)
+    for nb in a.notebooks:
+        tmpl.update_or_create_notebook(nb.name, a.name)
+        for c in nb.grade_cells:
+            tmpl.update_or_create_grade_cell(
+                c.name, nb.name, a.name, max_score=c.max_score, cell_type=c.cell_type
+            )
+        for c in nb.solution_cells:
+            tmpl.update_or_create_solution_cell(c.name, nb.name, a.name)
+        for c in nb.task_cells:
+            tmpl.update_or_create_task_cell(
+                c.name, nb.name, a.name, max_score=c.max_score, cell_type=c.cell_type
+            )
+        for c in nb.source_cells:
+            tmpl.update_or_create_source_cell(
+                c.name,
+                nb.name,
+                a.name,
+                cell_type=c.cell_type,
+                locked=c.locked,
+                source=c.source,
+                checksum=c.checksum,
+            )
 
 
 def grade_one(task: GradeTask) -> GradeOutcome:
@@ -160,51 +190,66 @@ def _last_lines(text: str, n: int = 6) -> str:
 # --------------------------------------------------------------------------------------------
 # The single writer
 # --------------------------------------------------------------------------------------------
-def merge_outcome(course: Course, outcome: GradeOutcome) -> None:
-    """Copy one student's grades into the course gradebook (one transaction) and files into place."""
+class GradebookWriter:
+    """The round's single gradebook writer: the course gradebook, opened once for the round, and one
+    transaction per student (:meth:`merge`)."""
 
-    staging = Path(outcome.staging)
-    with (
-        warnings.catch_warnings(),
-        course.gradebook(f"sqlite:///{staging / 'gradebook.db'}") as private,
-        course.gradebook() as main,
-    ):
+    def __init__(self, course: Course) -> None:
+        self.course = course
+        self.course_id = course.coursedir().course_id or "default_course"
+        self.main = course.gradebook()
+
+    def __enter__(self) -> GradebookWriter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.main.close()
+
+    def merge(self, outcome: GradeOutcome) -> None:
+        """Copy one student's grades into the course gradebook (one transaction), then files into place."""
+        from nbgrader.api import Gradebook
         from sqlalchemy.exc import SAWarning
 
-        warnings.simplefilter("ignore", SAWarning)  # nbgrader's API trips SQLAlchemy's autoflush warning
-        sub = private.find_submission(course.assignment, outcome.student)
-        student = private.find_student(outcome.student)
-        main.update_or_create_student(
-            outcome.student,
-            first_name=student.first_name,
-            last_name=student.last_name,
-            email=student.email,
-            lms_user_id=student.lms_user_id,
-        )
-        main.update_or_create_submission(course.assignment, outcome.student, timestamp=sub.timestamp)
-        try:
-            for snb in sub.notebooks:
-                mnb = main.find_submission_notebook(snb.name, course.assignment, outcome.student)
-                mnb.late_submission_penalty = snb.late_submission_penalty
-                for g in snb.grades:
-                    mg = main.find_grade(g.name, snb.name, course.assignment, outcome.student)
-                    mg.auto_score = g.auto_score
-                    # as SaveAutoGrades: a manual score given earlier still needs a look
-                    mg.needs_manual_grade = (mg.manual_score is not None) or (g.auto_score is None)
-                for c in snb.comments:
-                    mc = main.find_comment(c.name, snb.name, course.assignment, outcome.student)
-                    mc.auto_comment = c.auto_comment
-            main.db.commit()
-        except BaseException:
-            main.db.rollback()
-            raise
-    target = course.autograded / outcome.student / course.assignment
-    target.parent.mkdir(parents=True, exist_ok=True)
-    old = target.with_name(f".{course.assignment}.old-{uuid.uuid4().hex[:8]}")
-    if target.exists():
-        target.rename(old)
-    (staging / "autograded" / outcome.student / course.assignment).rename(target)
-    shutil.rmtree(old, ignore_errors=True)
+        course, main = self.course, self.main
+        staging = Path(outcome.staging)
+        with (
+            warnings.catch_warnings(),
+            Gradebook(f"sqlite:///{staging / 'gradebook.db'}", course_id=self.course_id) as private,
+        ):
+            warnings.simplefilter("ignore", SAWarning)  # nbgrader's API trips SQLAlchemy's autoflush warning
+            sub = private.find_submission(course.assignment, outcome.student)
+            student = private.find_student(outcome.student)
+            try:
+                main.update_or_create_student(
+                    outcome.student,
+                    first_name=student.first_name,
+                    last_name=student.last_name,
+                    email=student.email,
+                    lms_user_id=student.lms_user_id,
+                )
+                main.update_or_create_submission(course.assignment, outcome.student, timestamp=sub.timestamp)
+                for snb in sub.notebooks:
+                    mnb = main.find_submission_notebook(snb.name, course.assignment, outcome.student)
+                    mnb.late_submission_penalty = snb.late_submission_penalty
+                    for g in snb.grades:
+                        mg = main.find_grade(g.name, snb.name, course.assignment, outcome.student)
+                        mg.auto_score = g.auto_score
+                        # as SaveAutoGrades: a manual score given earlier still needs a look
+                        mg.needs_manual_grade = (mg.manual_score is not None) or (g.auto_score is None)
+                    for c in snb.comments:
+                        mc = main.find_comment(c.name, snb.name, course.assignment, outcome.student)
+                        mc.auto_comment = c.auto_comment
+                main.db.commit()
+            except BaseException:
+                main.db.rollback()
+                raise
+        target = course.autograded / outcome.student / course.assignment
+        target.parent.mkdir(parents=True, exist_ok=True)
+        old = target.with_name(f".{course.assignment}.old-{uuid.uuid4().hex[:8]}")
+        if target.exists():
+            target.rename(old)
+        (staging / "autograded" / outcome.student / course.assignment).rename(target)
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def attention_reasons(course: Course, student: str) -> list[str]:
@@ -305,13 +350,18 @@ def grade_round(
     executor_factory: Callable[[int], cf.Executor] = local_executor,
     on_event: Callable[[str, str, RoundSummary], None] | None = None,
     cluster=None,
+    feedback: bool = False,
 ) -> RoundSummary:
     """Grade submissions in parallel; merge each as it finishes; skip unchanged ones unless ``force``.
 
-    ``on_event(kind, student, summary)`` is called with kind in {"start", "skipped", "graded", "failed"}
-    (the progress display hooks in here). Ctrl-C stops the workers; what was merged stays merged.
+    ``on_event(kind, student, summary)`` is called with kind in {"start", "skipped", "graded",
+    "failed", "feedback"}, and "start" / "feedback-owed" with the number of students to grade / of
+    skipped students whose feedback is missing in place of a student (the progress display hooks in here). Ctrl-C stops the workers; what was
+    merged stays merged. With ``feedback``, each student's feedback is generated as soon as their
+    grades are merged, by the same workers ("feedback" event; failures in ``summary.feedback_failed``).
     With ``cluster`` (a ``distributed.Client``, see :mod:`pe_course.cluster`) the same per-student
-    tasks run on a Dask cluster instead of local processes; merging stays here either way.
+    tasks run on a Dask cluster instead of local processes; merging stays here either way, and so
+    does the feedback (after the round, on local workers).
     """
     started = time.monotonic()
     summary = RoundSummary()
@@ -347,17 +397,35 @@ def grade_round(
                     fingerprint,
                 )
             )
+        # a student skipped as unchanged whose feedback is missing (the round that graded them was
+        # interrupted before it) gets it in this round
+        owed = (
+            [s for s in summary.skipped if not (course.feedback / s / course.assignment).is_dir()]
+            if feedback
+            else []
+        )
         notify("start", str(len(tasks)), summary)
-        if tasks and cluster is not None:
-            from .cluster import run_on_cluster
+        notify("feedback-owed", str(len(owed)), summary)
+        if tasks or (owed and cluster is None):
+            with GradebookWriter(course) as writer:
+                if cluster is not None:
+                    from .cluster import run_on_cluster
 
-            run_on_cluster(cluster, course, tasks, template, state, summary, notify)
-        elif tasks:
-            _run_tasks(course, tasks, jobs, executor_factory, state, summary, notify)
+                    run_on_cluster(cluster, writer, tasks, template, state, summary, notify)
+                else:
+                    _run_tasks(writer, tasks, jobs, executor_factory, state, summary, notify, feedback, owed)
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
         with contextlib.suppress(OSError):
             (course.state_dir / "work").rmdir()
+    if feedback and cluster is not None and (summary.graded or owed):
+        started_feedback = time.monotonic()
+
+        def feedback_done(student: str, ok: bool, error: str) -> None:
+            _feedback_done(summary, notify, student, ok, error)
+
+        feedback_round(course, [*summary.graded, *owed], jobs, executor_factory, feedback_done)
+        summary.feedback_seconds = time.monotonic() - started_feedback
     for student in summary.skipped:  # graded before and unchanged: their records still speak
         reasons = attention_reasons(course, student)
         if reasons:
@@ -366,48 +434,90 @@ def grade_round(
     return summary
 
 
-def _run_tasks(course, tasks, jobs, executor_factory, state, summary, notify) -> None:
-    pending = {t.student: t for t in tasks}
-    retried: set[str] = set()
-    while pending:
+def _run_tasks(
+    writer, tasks, jobs, executor_factory, state, summary, notify, feedback: bool, owed: list[str]
+) -> None:
+    """Grade ``tasks`` on local workers, merging each result as it comes; with ``feedback``, each
+    merged student's feedback is the next job for the same workers. Jobs are handed out a few at a
+    time, so that a student's feedback is not queued behind the whole class."""
+    course = writer.course
+    to_grade = list(tasks)
+    to_feedback: list[str] = list(owed)  # students whose feedback is due
+    retried: set[str | GradeTask] = set()  # jobs that were running or queued when a pool broke
+
+    def requeue(job: GradeTask | str) -> None:
+        (to_grade if isinstance(job, GradeTask) else to_feedback).append(job)  # type: ignore[arg-type]
+
+    while to_grade or to_feedback:
         with _started_without_sigint():  # submit() starts the worker processes
             executor = executor_factory(jobs)
+        running: dict[cf.Future, GradeTask | str] = {}  # a grading task, or a student's feedback
         broken = False
         try:
-            with _started_without_sigint():
-                futures = {executor.submit(grade_one, t): t for t in pending.values()}
-        except BaseException:
-            stop_workers(executor)
-            raise
-        try:
-            for future in cf.as_completed(futures):
-                task = futures[future]
-                try:
-                    outcome = future.result()
-                except cf.process.BrokenProcessPool:
-                    broken = True  # a worker died (killed, out of memory); retry once in a new pool
-                    break
-                except Exception as exc:  # noqa: BLE001
-                    outcome = GradeOutcome(
-                        task.student, False, task.staging, task.fingerprint, error=repr(exc)
-                    )
-                pending.pop(task.student, None)
-                finish(course, outcome, state, summary, notify)
+            while not broken and (to_grade or to_feedback or running):
+                while (to_feedback or to_grade) and len(running) < 2 * jobs:
+                    with _started_without_sigint():
+                        if to_feedback:
+                            student = to_feedback.pop(0)
+                            future = executor.submit(
+                                feedback_one, str(course.root), course.assignment, student
+                            )
+                            running[future] = student
+                        else:
+                            task = to_grade.pop(0)
+                            running[executor.submit(grade_one, task)] = task
+                done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+                for future in done:
+                    job = running.pop(future)
+                    try:
+                        result = future.result()
+                    except cf.process.BrokenProcessPool:
+                        broken = True  # a worker died (killed, out of memory); retry once in a new pool
+                        requeue(job)
+                        continue
+                    except Exception as exc:  # noqa: BLE001
+                        result = (
+                            GradeOutcome(job.student, False, job.staging, job.fingerprint, error=repr(exc))
+                            if isinstance(job, GradeTask)
+                            else (job, False, repr(exc))
+                        )
+                    if not isinstance(job, GradeTask):
+                        _feedback_done(summary, notify, *result)
+                        continue
+                    finish(writer, result, state, summary, notify)
+                    if feedback and result.student in summary.graded:
+                        to_feedback.append(result.student)
         except BaseException:  # Ctrl-C, SIGTERM: what was merged stays, the rest is graded next time
             stop_workers(executor)
             raise
         finally:
             executor.shutdown(wait=True, cancel_futures=True)
         if broken:
-            for student in list(pending):
-                if student in retried:
-                    pending.pop(student)
-                    summary.failed[student] = "grading worker died twice"
-                    notify("failed", student, summary)
-                retried.add(student)
+            for job in running.values():  # lost with the pool
+                requeue(job)
+            for job in [*to_grade, *to_feedback]:
+                if job not in retried:
+                    retried.add(job)
+                elif isinstance(job, GradeTask):
+                    to_grade.remove(job)
+                    summary.failed[job.student] = "grading worker died twice"
+                    notify("failed", job.student, summary)
+                else:
+                    to_feedback.remove(job)
+                    _feedback_done(summary, notify, job, False, "feedback worker died twice")
 
 
-def finish(course, outcome: GradeOutcome, state: GradeState, summary: RoundSummary, notify) -> None:
+def _feedback_done(summary: RoundSummary, notify, student: str, ok: bool, error: str) -> None:
+    if ok:
+        summary.feedback.append(student)
+    else:
+        summary.feedback_failed[student] = error or "generate_feedback failed"
+    notify("feedback", student, summary)
+
+
+def finish(
+    writer: GradebookWriter, outcome: GradeOutcome, state: GradeState, summary: RoundSummary, notify
+) -> None:
     if not outcome.ok:
         summary.failed[outcome.student] = outcome.error or "nbgrader autograde failed"
         state.set(outcome.student, None)
@@ -416,7 +526,7 @@ def finish(course, outcome: GradeOutcome, state: GradeState, summary: RoundSumma
     started = time.monotonic()
     try:
         state.set(outcome.student, None)  # not trusted as graded until the merge completes
-        merge_outcome(course, outcome)
+        writer.merge(outcome)
         state.set(outcome.student, outcome.fingerprint)
     except Exception as exc:  # noqa: BLE001
         summary.failed[outcome.student] = f"could not write the gradebook: {exc}"
@@ -425,7 +535,7 @@ def finish(course, outcome: GradeOutcome, state: GradeState, summary: RoundSumma
     finally:
         summary.merge_seconds += time.monotonic() - started
     summary.graded.append(outcome.student)
-    reasons = attention_reasons(course, outcome.student)
+    reasons = attention_reasons(writer.course, outcome.student)
     if reasons:
         summary.attention[outcome.student] = reasons
     notify("graded", outcome.student, summary)
@@ -452,7 +562,7 @@ def feedback_round(
     students: Iterable[str],
     jobs: int = 2,
     executor_factory: Callable[[int], cf.Executor] = local_executor,
-    on_done: Callable[[str, bool], None] | None = None,
+    on_done: Callable[[str, bool, str], None] | None = None,
 ) -> dict[str, str]:
     """nbgrader generate_feedback for each student, in parallel; returns failures (student -> why)."""
     failures: dict[str, str] = {}
@@ -468,7 +578,7 @@ def feedback_round(
             if not ok:
                 failures[student] = error or "generate_feedback failed"
             if on_done:
-                on_done(student, ok)
+                on_done(student, ok, failures.get(student, ""))
     except BaseException:
         stop_workers(executor)
         raise

@@ -93,10 +93,8 @@ def cmd_build(args) -> int:
     return 0
 
 
-def run_grading(course: Course, students=None, jobs: int = 2, force: bool = False, cluster=None):
-    """Grade with a live progress bar, then generate feedback; returns (summary, feedback failures).
-
-    With ``cluster`` (a Dask client) the grading runs on the cluster; feedback is generated here."""
+def _progress():
+    """The progress display of long commands: bar, done/total, failures, elapsed time, ETA."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -106,9 +104,7 @@ def run_grading(course: Course, students=None, jobs: int = 2, force: bool = Fals
         TimeRemainingColumn,
     )
 
-    from .batch import feedback_round, grade_round
-
-    columns = [
+    return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -116,25 +112,40 @@ def run_grading(course: Course, students=None, jobs: int = 2, force: bool = Fals
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
-    ]
-    with Progress(*columns, console=console) as progress:
+        console=console,
+    )
+
+
+def run_grading(course: Course, students=None, jobs: int = 2, force: bool = False, cluster=None):
+    """Grade with live progress bars, each student's feedback following their grades; returns
+    (summary, feedback failures).
+
+    With ``cluster`` (a Dask client) the grading runs on the cluster; feedback is generated here."""
+    from .batch import grade_round
+
+    with _progress() as progress:
         bar = progress.add_task("Grading ", total=None, failed=0)
+        feedback_bar = progress.add_task("Feedback", total=None, failed=0, start=False)
 
         def on_event(kind, student, summary):
             if kind == "start":
                 progress.update(bar, total=int(student))
+                progress.update(feedback_bar, total=int(student))
+            elif kind == "feedback-owed":
+                progress.update(feedback_bar, total=(progress.tasks[feedback_bar].total or 0) + int(student))
+                progress.start_task(feedback_bar)
             elif kind in ("graded", "failed"):
                 progress.update(bar, advance=1, failed=len(summary.failed))
+                if kind == "failed" and student not in summary.graded:  # no feedback to wait for
+                    total = progress.tasks[feedback_bar].total
+                    progress.update(feedback_bar, total=max(0, (total or 1) - 1))
+            elif kind == "feedback":
+                progress.update(feedback_bar, advance=1, failed=len(summary.feedback_failed))
 
-        summary = grade_round(course, students, jobs=jobs, force=force, on_event=on_event, cluster=cluster)
-        feedback_bar = progress.add_task("Feedback", total=len(summary.graded), failed=0)
-        failures = feedback_round(
-            course,
-            summary.graded,
-            jobs=jobs,
-            on_done=lambda s, ok: progress.update(feedback_bar, advance=1, failed=0 if ok else 1),
+        summary = grade_round(
+            course, students, jobs=jobs, force=force, on_event=on_event, cluster=cluster, feedback=True
         )
-    return summary, failures
+    return summary, summary.feedback_failed
 
 
 def cmd_grade(args) -> int:
@@ -182,6 +193,7 @@ def cmd_grade(args) -> int:
             f"Merged here (the single gradebook writer): {summary.merge_seconds:.1f} s, "
             f"{summary.merge_seconds / len(summary.graded):.2f} s per student."
         )
+        console.print(f"Feedback here (after the cluster's round): {summary.feedback_seconds:.1f} s.")
     return 1 if summary.failed else 0
 
 
@@ -271,10 +283,14 @@ def cmd_feedback(args) -> int:
             "(run pe-course grade first)."
         )
         return 2
-    with console.status(
-        f"Generating feedback for {len(students)} students (nbgrader generate_feedback --force)…"
-    ):
-        failures = feedback_round(course, students, jobs=args.jobs)
+    with _progress() as progress:
+        bar = progress.add_task("Feedback", total=len(students), failed=0)
+
+        def one_done(student: str, ok: bool, error: str) -> None:
+            failed = progress.tasks[bar].fields["failed"] + (0 if ok else 1)
+            progress.update(bar, advance=1, failed=failed)
+
+        failures = feedback_round(course, students, jobs=args.jobs, on_done=one_done)
     for student, why in sorted(failures.items()):
         console.print(f"[red]feedback failed for {student}[/]: {why}")
     done = [s for s in students if s not in failures]
@@ -373,7 +389,8 @@ def print_round(course: Course, summary, feedback_failures: dict[str, str]) -> N
         )
     console.print(
         f"Graded {len(summary.graded)}, skipped (unchanged) {len(summary.skipped)}, "
-        f"failed {len(summary.failed)} in {summary.seconds:.1f} s."
+        f"failed {len(summary.failed)} in {summary.seconds:.1f} s, feedback for "
+        f"{len(summary.feedback)} included."
     )
     needs = {**{s: [f"grading failed: {why}"] for s, why in summary.failed.items()}, **summary.attention}
     for student, why in feedback_failures.items():

@@ -35,7 +35,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from .batch import GradeOutcome, GradeTask, RoundSummary, finish, grade_one
+from .batch import GradebookWriter, GradeOutcome, GradeTask, RoundSummary, finish, grade_one
 from .course import Course
 from .sandbox import groups
 
@@ -136,11 +136,18 @@ def submission_archive(course: Course, student: str) -> bytes:
 
 
 def run_on_cluster(
-    client, course: Course, tasks: list[GradeTask], template_db: Path, state, summary: RoundSummary, notify
+    client,
+    writer: GradebookWriter,
+    tasks: list[GradeTask],
+    template_db: Path,
+    state,
+    summary: RoundSummary,
+    notify,
 ) -> None:
-    """Grade ``tasks`` on the cluster; merge each result here, once, as it arrives."""
+    """Grade ``tasks`` on the cluster; merge each result here (``writer``), once, as it arrives."""
     from distributed import as_completed
 
+    course = writer.course
     bundle = course_bundle(course, template_db)
     digest = hashlib.sha256(bundle).hexdigest()
     run = uuid.uuid4().hex[:8]
@@ -194,7 +201,7 @@ def run_on_cluster(
             if task.student in merged:  # never twice into the gradebook, whatever the cluster did
                 continue
             merged.add(task.student)
-            finish(course, outcome, state, summary, notify)
+            finish(writer, outcome, state, summary, notify)
     except BaseException:  # Ctrl-C: queued and running tasks are cancelled; what was merged stays
         client.cancel(list(outstanding.values()), force=True)
         raise
