@@ -164,6 +164,22 @@ def test_only_plain_text_images_and_errors_come_back_from_the_sandbox():
     assert _safe_outputs("nope") == []
 
 
+def test_a_stream_split_into_messages_comes_back_as_one_block():
+    """How the kernel cuts printed text into messages depends on timing; Jupyter shows one block, and
+    so do the graded notebook and the feedback (the same submission gives the same outputs)."""
+    piece = lambda name, text: {"output_type": "stream", "name": name, "text": text}  # noqa: E731
+    image = {"output_type": "display_data", "data": {"image/png": "iVBOR", "text/plain": "<Figure>"}}
+    outputs = [piece("stdout", "ValueError:"), piece("stdout", " T=5\n"), piece("stderr", "w\n"), image]
+    outputs += [piece("stdout", "a\n"), piece("stdout", "b\n")]
+    safe = _safe_outputs(outputs)
+    assert [(o["output_type"], o.get("name"), o.get("text")) for o in safe] == [
+        ("stream", "stdout", "ValueError: T=5\n"),
+        ("stream", "stderr", "w\n"),
+        ("display_data", None, None),
+        ("stream", "stdout", "a\nb\n"),
+    ]
+
+
 def test_the_pipelines_are_nbgraders_defaults_with_our_steps_named():
     names = lambda steps: [s.__name__ for s in steps]  # noqa: E731
     assert names(SANITIZE_PREPROCESSORS) == [

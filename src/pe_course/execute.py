@@ -252,14 +252,20 @@ def _error_output(ename: str, evalue: str):
 
 
 def _safe_outputs(outputs) -> list:
-    """Untrusted outputs → plain text, images and errors only (no HTML/JS reaches formgrader)."""
+    """Untrusted outputs → plain text, images and errors only (no HTML/JS reaches formgrader);
+    consecutive pieces of the same stream joined."""
     safe: list = []
     if not isinstance(outputs, list):
         return safe
     for out in outputs[:200]:
         kind = out.get("output_type") if isinstance(out, dict) else None
         if kind == "stream" and out.get("name") in ("stdout", "stderr") and isinstance(out.get("text"), str):
-            safe.append(nbformat.v4.new_output("stream", name=out["name"], text=out["text"]))
+            last = safe[-1] if safe else None
+            if last is not None and last.output_type == "stream" and last.name == out["name"]:
+                # one block, as Jupyter shows it: how the kernel split the text into messages is timing
+                last.text += out["text"]
+            else:
+                safe.append(nbformat.v4.new_output("stream", name=out["name"], text=out["text"]))
         elif kind in ("display_data", "execute_result") and isinstance(out.get("data"), dict):
             data = {k: v for k, v in out["data"].items() if k in SAFE_MIME and isinstance(v, str)}
             if data:
