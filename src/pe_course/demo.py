@@ -240,17 +240,7 @@ CLASS = [
     Student(
         "citra",
         "partial: notebooks 01-02 and rotation_matrix",
-        {
-            f: REFERENCE
-            for f in (
-                "embed",
-                "one_hot",
-                "embed_backward",
-                "frequencies",
-                "positional_encoding",
-                "rotation_matrix",
-            )
-        },
+        {f: REFERENCE for f in FUNCTIONS[: FUNCTIONS.index("rotation_matrix") + 1]},
     ),
     Student(
         "dewi",
