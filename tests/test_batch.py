@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import signal
@@ -174,15 +173,14 @@ def _killed_grading_process_resumes(course_copy):
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    state_file = course_copy.root / ".pe-course" / "positional-encoding-grade-state.json"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:
-        if state_file.exists() and json.loads(state_file.read_text() or "{}"):
+        if GradeState(course_copy.course).data:
             break
         time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGKILL)  # the whole tree, as a crash or `kill -9` would
     proc.wait()
-    graded_before = set(json.loads(state_file.read_text()))
+    graded_before = set(GradeState(course_copy.course).data)
     assert graded_before, "the run was killed before it graded anyone"
     scores = course_copy.scores()  # the gradebook opens and reads fine
     assert all(any(k[0] == s for k in scores) for s in graded_before)

@@ -27,6 +27,7 @@ from conftest import (
 )
 
 from pe_course.batch import grade_round
+from pe_course.resume import GradeState
 
 pytest.importorskip("distributed")
 pytestmark = [pytest.mark.slow, requires_bwrap]
@@ -281,10 +282,7 @@ def test_killed_worker_has_its_task_graded_elsewhere_once(cluster, class_course,
     assert rows == _grade_rows(graded_locally)
     assert class_course.scores() == graded_locally.scores()
     _same_cells(_autograded(class_course), _autograded(graded_locally))
-    state = json.loads(
-        (class_course.root / ".pe-course" / "positional-encoding-grade-state.json").read_text()
-    )
-    assert sorted(state) == sorted(CLASS)
+    assert sorted(GradeState(class_course.course).data) == sorted(CLASS)
 
 
 def test_unreachable_scheduler_is_one_clear_line(course_copy):

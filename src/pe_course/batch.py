@@ -36,6 +36,7 @@ from .feedback import tidy
 from .record import notebook_attention
 from .resume import GradeState, graders_fingerprint, submission_fingerprint
 from .sandbox import groups, policy
+from .writer import GradebookWriter
 
 
 @dataclass(frozen=True)
@@ -194,70 +195,8 @@ def _last_lines(text: str, n: int = 6) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# The single writer
+# The single writer (pe_course.writer): staged per student, committed in batches
 # --------------------------------------------------------------------------------------------
-class GradebookWriter:
-    """The round's single gradebook writer: the course gradebook, opened once for the round, and one
-    transaction per student (:meth:`merge`)."""
-
-    def __init__(self, course: Course) -> None:
-        self.course = course
-        self.course_id = course.coursedir().course_id or "default_course"
-        self.main = course.gradebook()
-
-    def __enter__(self) -> GradebookWriter:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.main.close()
-
-    def merge(self, outcome: GradeOutcome) -> None:
-        """Copy one student's grades into the course gradebook (one transaction), then files into place."""
-        from nbgrader.api import Gradebook
-        from sqlalchemy.exc import SAWarning
-
-        course, main = self.course, self.main
-        staging = Path(outcome.staging)
-        with (
-            warnings.catch_warnings(),
-            Gradebook(f"sqlite:///{staging / 'gradebook.db'}", course_id=self.course_id) as private,
-        ):
-            warnings.simplefilter("ignore", SAWarning)  # nbgrader's API trips SQLAlchemy's autoflush warning
-            sub = private.find_submission(course.assignment, outcome.student)
-            student = private.find_student(outcome.student)
-            try:
-                main.update_or_create_student(
-                    outcome.student,
-                    first_name=student.first_name,
-                    last_name=student.last_name,
-                    email=student.email,
-                    lms_user_id=student.lms_user_id,
-                )
-                main.update_or_create_submission(course.assignment, outcome.student, timestamp=sub.timestamp)
-                for snb in sub.notebooks:
-                    mnb = main.find_submission_notebook(snb.name, course.assignment, outcome.student)
-                    mnb.late_submission_penalty = snb.late_submission_penalty
-                    for g in snb.grades:
-                        mg = main.find_grade(g.name, snb.name, course.assignment, outcome.student)
-                        mg.auto_score = g.auto_score
-                        # as SaveAutoGrades: a manual score given earlier still needs a look
-                        mg.needs_manual_grade = (mg.manual_score is not None) or (g.auto_score is None)
-                    for c in snb.comments:
-                        mc = main.find_comment(c.name, snb.name, course.assignment, outcome.student)
-                        mc.auto_comment = c.auto_comment
-                main.db.commit()
-            except BaseException:
-                main.db.rollback()
-                raise
-        target = course.autograded / outcome.student / course.assignment
-        target.parent.mkdir(parents=True, exist_ok=True)
-        old = target.with_name(f".{course.assignment}.old-{uuid.uuid4().hex[:8]}")
-        if target.exists():
-            target.rename(old)
-        (staging / "autograded" / outcome.student / course.assignment).rename(target)
-        shutil.rmtree(old, ignore_errors=True)
-
-
 def attention_reasons(course: Course, student: str) -> list[str]:
     """Why a graded student needs an instructor's look (see ``record.notebook_attention``)."""
     submitted = course.submitted / student / course.assignment
@@ -504,10 +443,15 @@ def _run_tasks(
                     if not isinstance(job, GradeTask):
                         _feedback_done(summary, notify, *result)
                         continue
-                    finish(writer, result, state, summary, notify)
-                    if feedback and result.student in summary.graded:
-                        to_feedback.append(result.student)
+                    merged = finish(writer, result, state, summary, notify, settle_now=False)
+                    if feedback:
+                        to_feedback += merged
+                merged = settle(writer, state, summary, notify)  # all results that were ready: one commit
+                if feedback:
+                    to_feedback += merged
         except BaseException:  # Ctrl-C, SIGTERM: what was merged stays, the rest is graded next time
+            with contextlib.suppress(Exception):
+                settle(writer, state, summary, notify)  # results already received are complete
             stop_workers(executor)
             raise
         finally:
@@ -536,29 +480,52 @@ def _feedback_done(summary: RoundSummary, notify, student: str, ok: bool, error:
 
 
 def finish(
-    writer: GradebookWriter, outcome: GradeOutcome, state: GradeState, summary: RoundSummary, notify
-) -> None:
+    writer: GradebookWriter,
+    outcome: GradeOutcome,
+    state: GradeState,
+    summary: RoundSummary,
+    notify,
+    settle_now: bool = True,
+) -> list[str]:
+    """Take one worker's result: staged in the gradebook's open transaction, committed now (or, with
+    ``settle_now=False``, with the next :func:`settle`, once nothing else is ready). Returns the
+    students merged by this call."""
     if not outcome.ok:
         summary.failed[outcome.student] = outcome.error or "nbgrader autograde failed"
         state.set(outcome.student, None)
         notify("failed", outcome.student, summary)
-        return
+        return settle(writer, state, summary, notify) if settle_now else []
     started = time.monotonic()
     try:
-        state.set(outcome.student, None)  # not trusted as graded until the merge completes
-        writer.merge(outcome)
-        state.set(outcome.student, outcome.fingerprint)
+        writer.stage(outcome)
     except Exception as exc:  # noqa: BLE001
         summary.failed[outcome.student] = f"could not write the gradebook: {exc}"
+        state.set(outcome.student, None)
         notify("failed", outcome.student, summary)
-        return
     finally:
         summary.merge_seconds += time.monotonic() - started
-    summary.graded.append(outcome.student)
-    reasons = attention_reasons(writer.course, outcome.student)
-    if reasons:
-        summary.attention[outcome.student] = reasons
-    notify("graded", outcome.student, summary)
+    return settle(writer, state, summary, notify) if settle_now or writer.full else []
+
+
+def settle(writer: GradebookWriter, state: GradeState, summary: RoundSummary, notify) -> list[str]:
+    """Commit every staged student (one transaction), then record them as merged: the resumable state,
+    attention, the "graded" event. Returns the students merged."""
+    started = time.monotonic()
+    merged, failed = writer.commit()
+    for outcome in merged:
+        state.set(outcome.student, outcome.fingerprint)
+    summary.merge_seconds += time.monotonic() - started
+    for student, why in failed.items():
+        summary.failed[student] = why
+        state.set(student, None)
+        notify("failed", student, summary)
+    for outcome in merged:
+        summary.graded.append(outcome.student)
+        reasons = attention_reasons(writer.course, outcome.student)
+        if reasons:
+            summary.attention[outcome.student] = reasons
+        notify("graded", outcome.student, summary)
+    return [outcome.student for outcome in merged]
 
 
 # --------------------------------------------------------------------------------------------

@@ -35,9 +35,10 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from .batch import GradebookWriter, GradeOutcome, GradeTask, RoundSummary, finish, grade_one
+from .batch import GradeOutcome, GradeTask, RoundSummary, finish, grade_one, settle
 from .course import Course
 from .sandbox import groups
+from .writer import GradebookWriter
 
 CONNECT_TIMEOUT = 15  # seconds to reach the scheduler before giving up
 IN_FLIGHT_PER_THREAD = 2  # tasks submitted ahead per worker thread (bounded memory for large classes)
@@ -216,9 +217,13 @@ def run_on_cluster(
             if task.student in merged:  # never twice into the gradebook, whatever the cluster did
                 continue
             merged.add(task.student)
-            finish(writer, outcome, state, summary, notify)
+            # results that arrive faster than the writer commits share one transaction
+            finish(writer, outcome, state, summary, notify, settle_now=not futures.has_ready())
+        settle(writer, state, summary, notify)
     except BaseException:  # Ctrl-C: queued and running tasks are cancelled; what was merged stays
         client.cancel(list(outstanding.values()), force=True)
+        with contextlib.suppress(Exception):
+            settle(writer, state, summary, notify)  # results already received are complete
         raise
     finally:
         bundle_future.release()
