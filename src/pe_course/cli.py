@@ -370,7 +370,7 @@ def cmd_report(args) -> int:
 
 def cmd_export(args) -> int:
     """Grades and feedback back to an LMS: one grades file and one feedback zip to upload."""
-    from .lms.grades import ExportError, export
+    from .lms.grades import SOURCE_HELP, UPLOADS, ExportError, export
 
     course = Course.here(args.course)
     if not _assignment_ready(args, course):
@@ -378,7 +378,7 @@ def cmd_export(args) -> int:
     out = Path(args.out) if args.out else course.root / "exports" / course.assignment
     source = Path(args.source)
     if not source.is_file():
-        console.print(f"[red]No {args.lms} export at {escape(str(source))}[/]: {_SOURCE_HELP[args.lms]}")
+        console.print(f"[red]No {args.lms} export at {escape(str(source))}[/]: {SOURCE_HELP[args.lms]}")
         return 2
     try:
         files, notes = export(course, args.lms, source, out, args.column or "")
@@ -390,24 +390,10 @@ def cmd_export(args) -> int:
     grades, zipped, cells = (
         f.relative_to(course.root) if f.is_relative_to(course.root) else f for f in files
     )
-    console.print(f"Upload to {args.lms.capitalize()}: {grades} ({_UPLOAD[args.lms][0]})", soft_wrap=True)
-    console.print(f"Upload to {args.lms.capitalize()}: {zipped} ({_UPLOAD[args.lms][1]})", soft_wrap=True)
+    console.print(f"Upload to {args.lms.capitalize()}: {grades} ({UPLOADS[args.lms][0]})", soft_wrap=True)
+    console.print(f"Upload to {args.lms.capitalize()}: {zipped} ({UPLOADS[args.lms][1]})", soft_wrap=True)
     console.print(f"Points of every graded cell, for your own analysis: {cells}", soft_wrap=True)
     return 0
-
-
-_SOURCE_HELP = {
-    "canvas": "export the gradebook from Canvas (Grades → Export → CSV) and give it with --from",
-    "moodle": "download the grading worksheet (assignment → Submissions → Download grading worksheet) "
-    "and give it with --from",
-}
-_UPLOAD = {
-    "canvas": ("Grades → Import", "assignment → Upload Submissions (comments from the files' names)"),
-    "moodle": (
-        "Submissions → Upload grading worksheet",
-        "Submissions → Upload multiple feedback files in a zip",
-    ),
-}
 
 
 def print_round(course: Course, summary, feedback_failures: dict[str, str]) -> None:

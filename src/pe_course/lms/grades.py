@@ -54,6 +54,19 @@ def finals(gradebook, assignment: str) -> dict[str, Final]:
     return out
 
 
+SOURCE_HELP = {
+    "canvas": "export the gradebook from Canvas (Grades → Export → CSV) and give it with --from",
+    "moodle": "download the grading worksheet (the assignment's Submissions → Download grading worksheet) "
+    "and give it with --from",
+}
+UPLOADS = {  # where each file goes, in the LMS's own words
+    "canvas": ("Grades → Import", "the assignment's Re-Upload Submissions: each page becomes a comment"),
+    "moodle": (
+        "Submissions → Upload grading worksheet",
+        "Submissions → Upload multiple feedback files in a zip",
+    ),
+}
+
 CELL_COLUMNS = ["student_id", "notebook", "cell", "kind", "score", "max_score", "needs_manual_grade"]
 
 
