@@ -197,6 +197,10 @@ def test_zip_collect_takes_in_every_student_of_a_current_download(course_copy, l
             assert stamp.read_text().startswith(f"2026-11-21 {hour:02d}:{student.local_time[4]:02d}"), student
     ids = load(course_copy.root, "positional-encoding")
     assert {sid for sid, rec in ids.items() if rec.late} == {"2306002"}
+    with course_copy.course.gradebook() as gb:  # the LMS id in nbgrader's own Student record too
+        lms_ids = {s.id: s.lms_user_id for s in gb.students}
+    expected = {s.npm: str(s.canvas_id if lms == "canvas" else s.participant) for s in CLASS}
+    assert lms_ids == expected
     assert "2306008 (" in log and "nothing submitted in this download" in log
     if lms == "canvas":
         assert "Test Student (Student View), not a student: left out" in log

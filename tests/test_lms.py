@@ -292,3 +292,22 @@ def test_moodle_feedback_zip_folders_parse_back_to_participants(tmp_path, versio
         assert folder.endswith("_") == (version == 3) and page.endswith(".html")
         seen.add(info[1])
     assert seen == set(by_participant)
+
+
+def test_bad_inputs_are_one_clear_line(tmp_path):
+    from traitlets import TraitError
+
+    from pe_course.intake import LmsFileNameCollector
+    from pe_course.lms.grades import ExportError
+    from pe_course.lms.roster import RosterError
+
+    with pytest.raises(TraitError, match="'Mars/Base' is not a time zone name"):
+        LmsFileNameCollector(lms_timezone="Mars/Base")
+    latin1 = tmp_path / "latin1.csv"
+    latin1.write_bytes("Full name,NPM\nÇağla,1\n".encode("cp1254"))
+    with pytest.raises(RosterError, match="latin1.csv: not UTF-8 text"):
+        read_table(latin1)
+    with pytest.raises(ExportError, match="not a Moodle grading worksheet"):
+        moodle.fill(read_table(canvas_gradebook(tmp_path / "gb.csv")), FINALS, {}, "positional-encoding")
+    with pytest.raises(ExportError, match="not a Canvas gradebook export"):
+        canvas.fill(read_table(moodle_worksheet(tmp_path / "w.csv")), FINALS, {}, "positional-encoding")

@@ -42,7 +42,6 @@ from traitlets import List, TraitError, Unicode, validate
 from .course import NOTEBOOKS
 from .lms import collect as lms_collect
 from .lms import identities as lms_ids
-from .lms.names import slug as slug
 from .lms.roster import RosterError, read_people
 
 _COPY_SUFFIX = re.compile(r"(?:-\d+|\s*\(\d+\)|\s+copy)$", re.IGNORECASE)
@@ -143,7 +142,20 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
             self.log.warning("Intake: %s", line)
         saved = lms_ids.save(self._course_root(), self._assignment(), result.identities)
         self.log.warning("Intake: LMS identities of %d students kept in %s", len(result.identities), saved)
+        self._students_in_gradebook(result)
         return result
+
+    def _students_in_gradebook(self, result: lms_collect.Plan) -> None:
+        """Each taken student in nbgrader's gradebook with the LMS user id (``Student.lms_user_id``)."""
+        from nbgrader.api import Gradebook
+
+        coursedir = getattr(self.parent, "coursedir", None)
+        if coursedir is None:
+            return
+        taken = {info["student_id"] for info in result.taken.values()}
+        with Gradebook(coursedir.db_url, course_id=coursedir.course_id or "default_course") as gb:
+            for sid in sorted(taken):
+                gb.update_or_create_student(sid, lms_user_id=result.identities[sid].lms_id)
 
 
 def _extracted_root(path: Path) -> Path | None:
