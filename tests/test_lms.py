@@ -311,3 +311,21 @@ def test_bad_inputs_are_one_clear_line(tmp_path):
         moodle.fill(read_table(canvas_gradebook(tmp_path / "gb.csv")), FINALS, {}, "positional-encoding")
     with pytest.raises(ExportError, match="not a Canvas gradebook export"):
         canvas.fill(read_table(moodle_worksheet(tmp_path / "w.csv")), FINALS, {}, "positional-encoding")
+
+
+def test_older_canvas_names_and_indonesian_moodle_dates(tmp_path):
+    from pe_course.lms.collect import _worksheet_time
+    from pe_course.lms.names import parse
+
+    old = parse("dl/ani_late_11_21_01_embedding.ipynb")
+    assert (old.name, old.lms_id, old.attachment, old.late, old.file) == (
+        "ani",
+        "11",
+        "21",
+        True,
+        "01_embedding.ipynb",
+    )
+    zone = __import__("zoneinfo").ZoneInfo("Asia/Jakarta")
+    assert _worksheet_time("Sabtu, 21 November 2026, 19:48", zone) == "2026-11-21T19:48:00+07:00"
+    assert _worksheet_time("Saturday, 21 November 2026, 07:48 PM", zone) == "2026-11-21T19:48:00+07:00"
+    assert _worksheet_time("-", zone) == "" and _worksheet_time("kemarin sore", zone) == ""

@@ -24,6 +24,25 @@ from .names import Entry, parse, same_name, slug
 from .roster import Person
 
 LATE_WORDS = re.compile(r"\blate\b|terlambat", re.I)
+# Moodle in Bahasa Indonesia writes its dates with Indonesian day and month names.
+INDONESIAN = {
+    "senin": "Monday",
+    "selasa": "Tuesday",
+    "rabu": "Wednesday",
+    "kamis": "Thursday",
+    "jumat": "Friday",
+    "sabtu": "Saturday",
+    "minggu": "Sunday",
+    "januari": "January",
+    "februari": "February",
+    "maret": "March",
+    "mei": "May",
+    "juni": "June",
+    "juli": "July",
+    "agustus": "August",
+    "oktober": "October",
+    "desember": "December",
+}
 
 
 @dataclass
@@ -213,6 +232,7 @@ def _worksheet_time(text: str, zone: ZoneInfo) -> str:
     text = text.strip()
     if not text or text == "-":
         return ""
+    text = re.sub(r"[A-Za-z]+", lambda m: INDONESIAN.get(m.group(0).lower(), m.group(0)), text)
     try:
         when = dateparser.parse(text)
     except (ValueError, OverflowError):
