@@ -329,3 +329,29 @@ def test_older_canvas_names_and_indonesian_moodle_dates(tmp_path):
     assert _worksheet_time("Sabtu, 21 November 2026, 19:48", zone) == "2026-11-21T19:48:00+07:00"
     assert _worksheet_time("Saturday, 21 November 2026, 07:48 PM", zone) == "2026-11-21T19:48:00+07:00"
     assert _worksheet_time("-", zone) == "" and _worksheet_time("kemarin sore", zone) == ""
+
+
+def test_export_on_a_real_gradebook_without_an_intake_names_what_it_cannot_send(tmp_path):
+    """Students known to nbgrader's (SQLite) gradebook but never taken in from this LMS, one of them
+    without a submission: blank grades with the reason, and nobody silently missing from the zip."""
+    from nbgrader.api import Gradebook
+
+    from pe_course.course import Course
+    from pe_course.lms.grades import export
+
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n", encoding="utf-8")
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}", course_id="default_course") as gb:
+        gb.add_assignment("positional-encoding")
+        for sid in ("2306001", "2306008"):
+            gb.add_student(sid)
+    source = canvas_gradebook(tmp_path / "export.csv")
+    files, notes = export(Course(tmp_path), "canvas", source, tmp_path / "out")
+    assert [f.name for f in files] == ["canvas-grades-import.csv", "canvas-feedback.zip", "cell-points.csv"]
+    assert zipfile.ZipFile(files[1]).namelist() == []
+    text = "\n".join(notes)
+    for sid, name in (("2306001", "Lestari, Ani"), ("2306008", "Wijaya, Hadi")):
+        assert f"{name} ({sid}): left empty: no submission in the gradebook" in text
+        assert f"{sid}: no canvas identity from an intake" in text
+    assert files[2].read_text(encoding="utf-8").splitlines() == [
+        "student_id,notebook,cell,kind,score,max_score,needs_manual_grade"
+    ]

@@ -162,4 +162,10 @@ def export(course, lms: str, source: Path, out: Path, column: str = "") -> tuple
             course.feedback, course.assignment, identities, out / "moodle-feedback.zip"
         )
         zipped = out / "moodle-feedback.zip"
+    for sid in sorted(scores):
+        if sid not in identities or identities[sid].lms != lms:
+            notes.append(
+                f"{sid}: no {lms} identity from an intake (nbgrader zip_collect of its download): "
+                "not in the feedback zip"
+            )
     return [grades, zipped, cells], notes
