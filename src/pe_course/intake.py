@@ -60,7 +60,13 @@ def canonical_notebook(file_name: str, notebooks: list[str] | tuple[str, ...] = 
     return by_number[0] if len(by_number) == 1 else None
 
 
-TIMESTAMPS = ".pe-course-archive-times.json"  # written next to the extracted files by ReportingExtractor
+TIMESTAMPS = ".pe-course-archive-entries.json"  # <extracted folder><this>, beside it: ReportingExtractor's
+
+
+def entries_file(extracted: Path) -> Path:
+    """Where ReportingExtractor keeps the archive entries' times (beside the extracted folder, so that
+    nbgrader does not take it for a submitted file)."""
+    return extracted.with_name(extracted.name + TIMESTAMPS)
 
 
 class LmsFileNameCollector(FileNameCollectorPlugin):
@@ -101,8 +107,6 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
         if getattr(self, "_plan_root", None) != root:
             self._plan_root, self._plan = root, self._make_plan(root)
         rel = Path(submitted_file).relative_to(root).as_posix()
-        if rel == TIMESTAMPS:
-            return None
         if rel not in self._plan.taken and rel not in self._plan.skipped:
             self.log.warning("Skipping %s: not inside an LMS download zip", submitted_file)
         if rel in self._plan.skipped:
@@ -117,7 +121,7 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
         return getattr(getattr(self.parent, "coursedir", None), "assignment_id", "") or "assignment"
 
     def _make_plan(self, root: Path) -> lms_collect.Plan:
-        files = json.loads((root / TIMESTAMPS).read_text(encoding="utf-8"))
+        files = json.loads(entries_file(root).read_text(encoding="utf-8"))
         people = []
         names = [r for r in [self.roster, *self.rosters] if r]
         for name in names:
@@ -160,7 +164,7 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
 
 def _extracted_root(path: Path) -> Path | None:
     for folder in path.parents:
-        if (folder / TIMESTAMPS).is_file():
+        if entries_file(folder).is_file():
             return folder
     return None
 
@@ -244,7 +248,7 @@ class ReportingExtractor(ExtractorPlugin):
                         )
                     entries.update(archive_entries(path, Path(root).relative_to(archive_path)))
         super().extract(archive_path, extracted_path)
-        Path(extracted_path, TIMESTAMPS).write_text(json.dumps(entries), encoding="utf-8")
+        entries_file(Path(extracted_path)).write_text(json.dumps(entries), encoding="utf-8")
 
 
 def archive_entries(archive: Path, folder: Path = Path(".")) -> dict[str, dict]:

@@ -137,7 +137,14 @@ def plan(
             out.taken[cand.path] = info
         shown = rec.time or "no time"
         late = {True: "late", False: "on time", None: "lateness unknown"}[rec.late]
-        out.lines.append(f"{sid}: {len(mine)} notebook(s), {late}, {shown} — from {rec.time_source}")
+        renamed = [
+            f"{Path(c.entry.file).name} as {c.notebook}.ipynb"
+            for c in mine
+            if Path(c.entry.file).stem != c.notebook
+        ]
+        who = f"{sid} ({rec.roster_name or rec.name})"
+        more = f" ({', '.join(renamed)})" if renamed else ""
+        out.lines.append(f"{who}: {len(mine)} notebook(s){more}, {late}, {shown} — from {rec.time_source}")
     submitted = {(i.lms, i.lms_id) for i in out.identities.values() if i.student_id in by_student}
     for person in people:
         if person.test_student:
@@ -213,7 +220,7 @@ def _lateness(
         return
     if rec.lms == "canvas":
         rec.late = any(bool(c.entry.late) for c in mine)
-        rec.time_source = "Canvas's _LATE flag in the download (Canvas states no submission time in it)"
+        rec.time_source = "Canvas's _LATE flag (a Canvas download states no time: no nbgrader late penalty)"
         return
     real = rec.layout == "folder3" or (rec.layout == "flat" and not streamed)
     stamps = sorted(c.archive_time for c in mine if c.archive_time)
