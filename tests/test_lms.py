@@ -10,6 +10,7 @@ import datetime as dt
 import io
 import re
 import zipfile
+from pathlib import Path
 
 import pytest
 from lms_fixtures import (
@@ -355,3 +356,33 @@ def test_export_on_a_real_gradebook_without_an_intake_names_what_it_cannot_send(
     assert files[2].read_text(encoding="utf-8").splitlines() == [
         "student_id,notebook,cell,kind,score,max_score,needs_manual_grade"
     ]
+
+
+def test_two_files_for_one_notebook_the_later_upload_is_taken_and_the_other_named(tmp_path):
+    from pe_course.intake import canvas_name, lms_zip
+
+    canvas = lms_zip(
+        tmp_path / "canvas.zip",
+        {
+            canvas_name("lestariani", 1001, 20, "01_embedding.ipynb"): b"{}",
+            canvas_name("lestariani", 1001, 31, "01_embedding-1.ipynb"): b"{}",
+        },
+        streamed=True,
+    )
+    result = _plan(canvas)
+    assert [Path(p).name for p in result.taken] == ["lestariani_1001_31_01_embedding-1.ipynb"]
+    (why,) = result.skipped.values()
+    assert why.endswith(
+        "lestariani_1001_31_01_embedding-1.ipynb taken (the later upload: the higher Canvas attachment id)"
+    )
+    moodle = lms_zip(
+        tmp_path / "moodle.zip",
+        {
+            "Ani Lestari_101_assignsubmission_file/01_embedding (1).ipynb": b"{}",
+            "Ani Lestari_101_assignsubmission_file/01_embedding.ipynb": b"{}",
+        },
+        streamed=True,
+    )
+    result = _plan(moodle)
+    assert [Path(p).name for p in result.taken] == ["01_embedding.ipynb"]
+    assert list(result.skipped.values())[0].endswith("taken (its name is exactly the notebook's)")

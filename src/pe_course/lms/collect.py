@@ -107,11 +107,11 @@ def plan(
         if other is None:
             best[key] = cand
             continue
-        keep, drop = sorted((cand, other), key=_newer, reverse=True)
+        keep, drop = sorted((other, cand), key=_newer, reverse=True)
         best[key] = keep
         out.skipped[drop.path] = (
             f"another file of this student stands for {cand.notebook}.ipynb: {Path(keep.path).name} "
-            "taken (the later upload)"
+            f"taken ({_why_kept(keep, drop)})"
         )
     by_student: dict[str, list[Candidate]] = {}
     for cand in best.values():
@@ -164,6 +164,16 @@ def plan(
 def _newer(cand: Candidate) -> tuple:
     exact = Path(cand.entry.file).stem == cand.notebook
     return (int(cand.entry.attachment or 0), cand.archive_time, exact)
+
+
+def _why_kept(keep: Candidate, drop: Candidate) -> str:
+    if keep.entry.attachment != drop.entry.attachment:
+        return "the later upload: the higher Canvas attachment id"
+    if keep.archive_time != drop.archive_time and not keep.streamed:
+        return "the later upload time in the archive"
+    if _newer(keep)[2] != _newer(drop)[2]:
+        return "its name is exactly the notebook's"
+    return "the first in the archive"
 
 
 def _person(entry: Entry, people: list[Person]) -> Person | None:
