@@ -207,3 +207,18 @@ def test_zip_collect_takes_in_every_student_of_a_current_download(course_copy, l
         assert "catatan.txt: it is not one of the assignment's notebooks" in log
     else:
         assert "onlinetext.html: a Moodle submission of another kind" in log
+
+
+@pytest.mark.slow
+def test_zip_collect_with_a_roster_it_cannot_read_takes_nothing_in_and_says_why(course_copy):
+    lms_zip(
+        course_copy.root / "downloaded" / "positional-encoding" / "archive" / "canvas.zip",
+        {canvas_name("lestariani", 1001, 10010, "01_embedding.ipynb"): _nb("01_embedding")},
+    )
+    config = course_copy.root / "nbgrader_config.py"
+    config.write_text(config.read_text() + '\nc.LmsFileNameCollector.rosters = ["hilang.csv"]\n')
+    proc = course_copy.nbgrader("zip_collect", "positional-encoding")
+    assert proc.returncode != 0
+    assert "Roster hilang.csv cannot be read:" in proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert not (course_copy.root / "submitted").exists()

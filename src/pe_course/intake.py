@@ -129,10 +129,13 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
             try:
                 kind, found = read_people(path)
             except (OSError, RosterError) as exc:
-                raise SystemExit(f"Roster {name} cannot be read: {exc}") from None
+                self._fail(f"Roster {name} cannot be read: {exc}; nothing taken in")
             self.log.info("Roster %s: %s, %d students", name, kind, len(found))
             people += found
-        known = lms_ids.load(self._course_root(), self._assignment())
+        try:
+            known = lms_ids.load(self._course_root(), self._assignment())
+        except ValueError as exc:
+            self._fail(f"{exc}; nothing taken in")
         result = lms_collect.plan(
             files,
             lambda f: canonical_notebook(f, self.notebooks),
@@ -148,6 +151,13 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
         self.log.warning("Intake: LMS identities of %d students kept in %s", len(result.identities), saved)
         self._students_in_gradebook(result)
         return result
+
+    def _fail(self, message: str):
+        """Stop the whole intake with one line (nbgrader's own ``fail`` when run by its app)."""
+        fail = getattr(self.parent, "fail", None)
+        if callable(fail):
+            fail(message)
+        raise SystemExit(message)
 
     def _students_in_gradebook(self, result: lms_collect.Plan) -> None:
         """Each taken student in nbgrader's gradebook with the LMS user id (``Student.lms_user_id``)."""
