@@ -310,6 +310,10 @@ def test_bad_inputs_are_one_clear_line(tmp_path):
         read_table(latin1)
     with pytest.raises(ExportError, match="not a Moodle grading worksheet"):
         moodle.fill(read_table(canvas_gradebook(tmp_path / "gb.csv")), FINALS, {}, "positional-encoding")
+    worksheet = read_table(moodle_worksheet(tmp_path / "scale.csv"))
+    worksheet.rows[0][6] = "Scale"
+    with pytest.raises(ExportError, match="no 'Maximum grade' column"):
+        moodle.fill(worksheet, FINALS, {}, "positional-encoding")
     with pytest.raises(ExportError, match="not a Canvas gradebook export"):
         canvas.fill(read_table(moodle_worksheet(tmp_path / "w.csv")), FINALS, {}, "positional-encoding")
 

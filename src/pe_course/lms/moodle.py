@@ -41,9 +41,16 @@ def fill(
         if needed not in header:
             raise ExportError(f"the worksheet has no {needed!r} column, which Moodle's upload needs")
     ident, grade, name = header.index("Identifier"), header.index("Grade"), header.index("Full name")
-    maximum = header.index("Maximum Grade") if "Maximum Grade" in header else None
-    comments = header.index("Feedback comments") if "Feedback comments" in header else None
-    idnumber = header.index("ID number") if "ID number" in header else None
+    lower = [h.strip().lower() for h in header]
+    maximum, comments, idnumber = (
+        lower.index(c) if c in lower else None for c in ("maximum grade", "feedback comments", "id number")
+    )
+    if (
+        maximum is None
+    ):  # a scale ("Scale" column) or a hand-made file: Moodle would skip what is out of range
+        raise ExportError(
+            "the worksheet has no 'Maximum grade' column (graded with a scale?): points cannot be mapped"
+        )
     by_participant = {i.lms_id: sid for sid, i in identities.items() if i.lms == "moodle"}
     notes: list[str] = []
     matched: set[str] = set()
@@ -67,16 +74,17 @@ def fill(
             notes.append(f"{who}: no student of the gradebook; left empty")
         else:
             matched.add(final.student_id)
-            top = number_of(row[maximum]) if maximum is not None else None
+            top = number_of(row[maximum])
             value = final.scaled(top)
             if value is None:
                 notes.append(f"{who} = {sid}: left empty: {final.why}")
+            elif top is None:
+                notes.append(f"{who} = {sid}: left empty: its Maximum grade {row[maximum]!r} is not a number")
             else:
                 row[grade] = number_text(value)
                 if comments is not None and not row[comments].strip():
-                    shown = number_text(value)
                     row[comments] = COMMENT.format(
-                        assignment=assignment, score=shown, maximum=number_text(top or final.max_score)
+                        assignment=assignment, score=number_text(value), maximum=number_text(top)
                     )
         rows.append(row)
     for sid in sorted(set(finals) - matched):
