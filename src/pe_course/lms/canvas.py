@@ -76,6 +76,8 @@ def fill(
         if not any(c.strip() for c in row) or is_canvas_extra_row(row):
             if row and "Points Possible" in row[0]:
                 points = number_of(row[col])
+                if points is None:
+                    raise ExportError(f"{header[col]}: its Points Possible {row[col]!r} is not a number")
             rows.append(row)
             continue
         name = canvas_name_cell(row[0]) if header[0] == "Student" else f"{row[0]}, {row[1]}"
