@@ -3,7 +3,10 @@
 ``pytest graders`` grades the reference solutions (source notebooks with the solution markers
 removed) and must pass 100%. ``pytest graders --submission PATH`` grades a submitted notebook or a
 student's assignment folder: one test per check, named ``<notebook>::test_<function>::<check>``.
-Student code runs in the sandbox; ``--no-bwrap`` forces the rlimits-only fallback.
+Student code runs in the sandbox. Without working bubblewrap, grading a ``--submission`` is refused
+(one line, before anything runs) unless ``--unisolated`` says it is trusted code; the reference
+solutions are the project's own code and run either way (the header says how). ``--no-bwrap`` forces
+the fallback even where bubblewrap works (trusted code only).
 """
 
 from __future__ import annotations
@@ -20,7 +23,25 @@ def pytest_addoption(parser):
         metavar="PATH",
         help="notebook (.ipynb) or assignment folder to grade; default: the reference solutions",
     )
-    group.addoption("--no-bwrap", action="store_true", help="do not use bubblewrap even when it is installed")
+    group.addoption(
+        "--unisolated",
+        action="store_true",
+        help="TRUSTED CODE ONLY: grade a --submission even where bubblewrap does not work (refused otherwise)",
+    )
+    group.addoption(
+        "--no-bwrap",
+        action="store_true",
+        help="do not use bubblewrap even when it is installed (trusted code only; implies --unisolated)",
+    )
+
+
+def unisolated(config) -> bool:
+    """Whether this run may grade without bubblewrap: asked for, or only the reference solutions."""
+    return bool(
+        config.getoption("--unisolated")
+        or config.getoption("--no-bwrap")
+        or not config.getoption("--submission")
+    )
 
 
 def submission_notebooks(config) -> list[tuple[str, Path | None]]:
@@ -56,4 +77,21 @@ def submission_notebooks(config) -> list[tuple[str, Path | None]]:
 
 
 def pytest_configure(config):
+    import pytest
+
+    from pe_course.sandbox import policy
+
     submission_notebooks(config)  # a path that cannot be graded is a usage error before anything runs
+    try:
+        policy.check(unisolated=unisolated(config))
+    except policy.IsolationUnavailable as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def pytest_report_header(config):
+    from pe_course.sandbox import Sandbox
+
+    sandbox = (
+        Sandbox(use_bwrap=False) if config.getoption("--no-bwrap") else Sandbox(unisolated=unisolated(config))
+    )
+    return f"pe-course sandbox: {sandbox.isolation}"

@@ -13,7 +13,7 @@ from pe_course.sandbox import Sandbox
 from pe_course.score import grade_notebook, load_suite
 from pe_course.selfcheck import reference_submission
 
-from .conftest import submission_notebooks
+from .conftest import submission_notebooks, unisolated
 
 pytestmark = pytest.mark.slow  # every check runs the graders against a sandboxed worker
 
@@ -42,17 +42,18 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize(("notebook", "path", "cell_id", "check_id"), params)
 
 
-def _graded(notebook: str, path: str, no_bwrap: bool) -> GradingRecord:
+def _graded(notebook: str, path: str, config) -> GradingRecord:
     key = (notebook, path)
     if key not in _RESULTS:
         nb = nbformat.read(path, as_version=4) if path else reference_submission(SOURCE / f"{notebook}.ipynb")
-        sandbox = Sandbox(use_bwrap=False) if no_bwrap else Sandbox()
+        no_bwrap = config.getoption("--no-bwrap")
+        sandbox = Sandbox(use_bwrap=False) if no_bwrap else Sandbox(unisolated=unisolated(config))
         _RESULTS[key] = grade_notebook(nb, notebook, load_suite(GRADERS), load_reference(SOURCE), sandbox)
     return _RESULTS[key]
 
 
 def test_check(request, notebook, path, cell_id, check_id):
-    result = _graded(notebook, path, request.config.getoption("--no-bwrap"))
+    result = _graded(notebook, path, request.config)
     cell = result.cell(cell_id)
     assert cell is not None, f"{cell_id} was not graded"
     outcome = next(c for c in cell.checks if c.name == check_id)

@@ -29,6 +29,29 @@ REPO = Path(__file__).resolve().parents[1]
 
 requires_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap (bwrap) is not installed")
 
+# What bwrap prints where unprivileged user namespaces are off (Debian's kernel.unprivileged_userns_clone=0).
+BWRAP_WITHOUT_USERNS = (
+    "bwrap: No permissions to creating new namespace, likely because the kernel does not allow "
+    "non-privileged user namespaces. On e.g. debian this can be enabled with "
+    "'sysctl kernel.unprivileged_userns_clone=1'."
+)
+
+
+def path_without_bwrap(folder: Path, broken: bool = False) -> str:
+    """A PATH for a machine without bubblewrap: this venv's bin, then every program of /usr/bin and /bin
+    but bwrap. ``broken``: bwrap is there but cannot create its namespaces (user namespaces off)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for system in (Path("/usr/bin"), Path("/bin")):
+        for program in system.iterdir():
+            if program.name != "bwrap" and not (folder / program.name).exists():
+                (folder / program.name).symlink_to(program)
+    if broken:
+        fake = folder / "bwrap"
+        fake.write_text(f'#!/bin/sh\necho "{BWRAP_WITHOUT_USERNS}" >&2\nexit 1\n')
+        fake.chmod(0o755)
+    return f"{Path(sys.executable).parent}:{folder}"
+
+
 # The fast tier (`pytest -m "not slow"`) is pure, single-process tests. A test that starts a sandbox,
 # a kernel, an nbgrader app or a grading round is slow: whole modules below, and any test using one
 # of these fixtures (so a new test that needs one is put in the slow tier without having to say so).
@@ -44,6 +67,7 @@ SLOW_MODULES = {
     "test_sandbox",
     "test_self_validation",
     "test_distributed",
+    "test_isolation_policy",
 }
 SLOW_FIXTURES = {
     "course_copy",

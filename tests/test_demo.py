@@ -12,6 +12,7 @@ import pytest
 
 from pe_course.demo import CLASS
 from pe_course.record import GradingRecord, Note
+from pe_course.sandbox import bwrap_path
 
 pytestmark = pytest.mark.slow
 
@@ -58,6 +59,10 @@ def test_demo_runs_a_whole_round(tmp_path, data_regression):
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     text = proc.stdout
+    first = text.splitlines()[0]  # whether the demo's students run isolated, before anything else
+    assert first.startswith(
+        "Sandbox: bubblewrap:" if bwrap_path() else "NOT ISOLATED: running this project's own"
+    )
     assert "self-validation: passed" in text
     assert (out / "reports" / "positional-encoding" / "report.html").exists()
     with (out / "grades.csv").open(newline="", encoding="utf-8") as f:

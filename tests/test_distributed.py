@@ -16,7 +16,15 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import CourseCopy, append_code, reference_nb, release_nb, requires_bwrap, with_code
+from conftest import (
+    CourseCopy,
+    append_code,
+    path_without_bwrap,
+    reference_nb,
+    release_nb,
+    requires_bwrap,
+    with_code,
+)
 
 from pe_course.batch import grade_round
 
@@ -66,7 +74,7 @@ class LocalCluster:
         assert self.file.exists(), self._logs("scheduler")
         self.address = json.loads(self.file.read_text())["address"]
 
-    def _start(self, name: str, argv: list[str]) -> None:
+    def _start(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> None:
         folder = self.base / name
         folder.mkdir(parents=True, exist_ok=True)
         log = open(folder / "log", "wb")  # noqa: SIM115 (closed with the process)
@@ -76,13 +84,13 @@ class LocalCluster:
                 cwd=folder,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, "TMPDIR": str(folder)},
+                env={**os.environ, "TMPDIR": str(folder), **(env or {})},
                 start_new_session=True,
             ),
             log,
         )
 
-    def add_workers(self, *names: str) -> None:
+    def add_workers(self, *names: str, env: dict[str, str] | None = None) -> None:
         for name in names:
             self._start(
                 name,
@@ -97,6 +105,7 @@ class LocalCluster:
                     "--name",
                     name,
                 ],
+                env,
             )
 
     def wait_for_workers(self, client, n: int) -> None:
@@ -332,3 +341,35 @@ def test_a_worker_with_other_code_refuses_the_task(class_course):
         "fp",
     )
     assert not result.outcome.ok and "different pe-course" in result.outcome.error and result.archive == b""
+
+
+def test_a_worker_that_cannot_isolate_is_named_and_refuses_its_tasks(class_course, tmp_path):
+    """Fail closed on a cluster: the round does not start while a worker lacks bubblewrap, and a task
+    that reaches such a worker anyway (one that joined later) is refused there and named."""
+    started = LocalCluster(tmp_path / "cluster")
+    started.add_workers("w-nobwrap", env={"PATH": path_without_bwrap(tmp_path / "bin")})
+    try:
+        client = _connect(started, 1)
+        exe = Path(sys.executable).with_name("pe-course")
+        proc = subprocess.run(
+            [str(exe), "grade", "--scheduler", started.address],
+            cwd=class_course.root,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "COLUMNS": "300"},
+            check=False,
+        )
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        refusal = [line for line in proc.stdout.splitlines() if "cannot isolate student code" in line]
+        assert len(refusal) == 1 and "w-nobwrap" in refusal[0], proc.stdout
+        assert "bubblewrap (bwrap) is not installed" in refusal[0] and "Traceback" not in proc.stderr
+        assert not (class_course.root / "autograded").exists()
+        summary = grade_round(class_course.course, ["ani"], cluster=client)
+        client.close()
+        assert summary.graded == [] and list(summary.failed) == ["ani"], summary
+        assert summary.failed["ani"].startswith("worker w-nobwrap: Refusing to run student code: bubblewrap")
+        with class_course.course.gradebook() as gb:
+            assert gb.find_assignment("positional-encoding").submissions == []
+    finally:
+        started.close()

@@ -27,7 +27,7 @@ from conftest import REPO, CourseCopy, append_code, reference_nb, requires_bwrap
 
 from pe_course import execute as execute_step
 from pe_course.execute import SandboxedExecute
-from pe_course.sandbox import Limits, Sandbox
+from pe_course.sandbox import Limits, Sandbox, landlock
 from pe_course.sandbox import isolation as sandbox_module
 from pe_course.score import grade_notebook, load_suite
 
@@ -526,12 +526,22 @@ def hostile_course(course_copy) -> CourseCopy:
     return course_copy
 
 
-@requires_bwrap
-def test_host_files_are_out_of_reach(grade, baseline, hostile_course):
+PROTECTED_MODES = [
+    pytest.param(True, id="bwrap", marks=requires_bwrap),
+    pytest.param(
+        False,
+        id="unisolated-landlock",  # the instructor's opt-in: no bubblewrap, Landlock fences the files
+        marks=pytest.mark.skipif(not landlock.abi(), reason="the kernel has no Landlock"),
+    ),
+]
+
+
+@pytest.mark.parametrize("use_bwrap", PROTECTED_MODES)
+def test_host_files_are_out_of_reach(grade, baseline, hostile_course, use_bwrap):
     course = hostile_course.root
     token = f"pe-hostile-{uuid.uuid4().hex}"
     before = snapshot(course)
-    result = grade(wrong_nb(hostile_files_code(course, token)), use_bwrap=True)
+    result = grade(wrong_nb(hostile_files_code(course, token)), use_bwrap=use_bwrap)
     assert_no_gain(result, baseline)
     assert scores(result)["test_embed"] == baseline["test_embed"]
     assert snapshot(course) == before, "files of the course copy changed"
@@ -545,7 +555,7 @@ def test_host_files_are_out_of_reach(grade, baseline, hostile_course):
     assert not (Path("/tmp") / token).exists()
     # the next student, with errors of their own, is graded as usual
     nxt = with_code(wrong_nb(), "one_hot", ONE_HOT_SYNTAX_ERROR)
-    got = scores(grade(nxt, use_bwrap=True))
+    got = scores(grade(nxt, use_bwrap=use_bwrap))
     assert got == {"test_embed": baseline["test_embed"], "test_one_hot": 0.0, "test_embed_backward": 3.0}
 
 

@@ -35,7 +35,7 @@ from .course import Course
 from .feedback import tidy
 from .record import notebook_attention
 from .resume import GradeState, graders_fingerprint, submission_fingerprint
-from .sandbox import groups
+from .sandbox import groups, policy
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,7 @@ class GradeTask:
     template_db: str
     staging: str
     fingerprint: str
+    unisolated: bool = False  # the instructor's opt-in: grade even where bubblewrap does not work
 
 
 @dataclass
@@ -145,12 +146,17 @@ def grade_one(task: GradeTask) -> GradeOutcome:
     shutil.copy(task.template_db, db)
     try:
         course = Course(Path(task.root), task.assignment)
-        api = course.api(
-            **{
-                "CourseDirectory.db_url": f"sqlite:///{db}",
-                "CourseDirectory.autograded_directory": str(staging / "autograded"),
-            }
-        )
+        overrides: dict[str, object] = {
+            "CourseDirectory.db_url": f"sqlite:///{db}",
+            "CourseDirectory.autograded_directory": str(staging / "autograded"),
+        }
+        if task.unisolated:
+            overrides["Isolation.required"] = False
+        api = course.api(**overrides)
+        try:
+            policy.check(api.config)  # the autograde step would refuse too; say it in one line here
+        except policy.IsolationUnavailable as exc:
+            return GradeOutcome(task.student, False, str(staging), task.fingerprint, error=str(exc))
         with warnings.catch_warnings():
             from sqlalchemy.exc import SAWarning
 
@@ -265,6 +271,17 @@ def attention_reasons(course: Course, student: str) -> list[str]:
     return list(dict.fromkeys(reasons))
 
 
+def graded_unisolated(course: Course, student: str) -> bool:
+    """Whether any record of this student says it was graded without bubblewrap (the opt-in)."""
+    from .record import GradingRecord
+
+    for path in sorted((course.autograded / student / course.assignment).glob("*.grading.json")):
+        with contextlib.suppress(OSError, ValueError):
+            if GradingRecord.read(path).unisolated:
+                return True
+    return False
+
+
 def course_notebooks(course: Course) -> list[str]:
     return [p.stem for p in sorted(course.release.glob("*.ipynb"))]
 
@@ -351,6 +368,7 @@ def grade_round(
     on_event: Callable[[str, str, RoundSummary], None] | None = None,
     cluster=None,
     feedback: bool = False,
+    unisolated: bool = False,
 ) -> RoundSummary:
     """Grade submissions in parallel; merge each as it finishes; skip unchanged ones unless ``force``.
 
@@ -361,7 +379,8 @@ def grade_round(
     grades are merged, by the same workers ("feedback" event; failures in ``summary.feedback_failed``).
     With ``cluster`` (a ``distributed.Client``, see :mod:`pe_course.cluster`) the same per-student
     tasks run on a Dask cluster instead of local processes; merging stays here either way, and so
-    does the feedback (after the round, on local workers).
+    does the feedback (after the round, on local workers). ``unisolated`` is the instructor's opt-in
+    (trusted code only): without it a worker where bubblewrap does not work refuses every student.
     """
     started = time.monotonic()
     summary = RoundSummary()
@@ -395,6 +414,7 @@ def grade_round(
                     str(template),
                     str(work_dir / student),
                     fingerprint,
+                    unisolated,
                 )
             )
         # a student skipped as unchanged whose feedback is missing (the round that graded them was

@@ -72,9 +72,10 @@ def cmd_build(args) -> int:
     from .selfcheck import run_selfcheck
 
     course = Course.here(args.course)
-
-    sandbox = Sandbox()
-    console.print(f"Sandbox: {sandbox.isolation}")
+    line = _isolation_line(course, False, trusted="reference solutions, stubs and misconceptions")
+    assert line is not None  # the project's own code may run without bubblewrap
+    console.print(line)
+    sandbox = Sandbox(unisolated=True)  # bubblewrap when it works (the line above says which)
     with console.status("Self-validating the graders (reference, stubs, misconceptions)…"):
         report = run_selfcheck(course, sandbox)
     table = Table("check", "subject", "result", title="Graders' self-validation")
@@ -116,7 +117,15 @@ def _progress():
     )
 
 
-def run_grading(course: Course, students=None, jobs: int = 2, force: bool = False, cluster=None):
+def _opted_in(course: Course) -> bool:
+    from .sandbox.policy import unisolated_allowed
+
+    return unisolated_allowed(course.config())
+
+
+def run_grading(
+    course: Course, students=None, jobs: int = 2, force: bool = False, cluster=None, unisolated: bool = False
+):
     """Grade with live progress bars, each student's feedback following their grades; returns
     (summary, feedback failures).
 
@@ -143,15 +152,44 @@ def run_grading(course: Course, students=None, jobs: int = 2, force: bool = Fals
                 progress.update(feedback_bar, advance=1, failed=len(summary.feedback_failed))
 
         summary = grade_round(
-            course, students, jobs=jobs, force=force, on_event=on_event, cluster=cluster, feedback=True
+            course,
+            students,
+            jobs=jobs,
+            force=force,
+            on_event=on_event,
+            cluster=cluster,
+            feedback=True,
+            unisolated=unisolated,
         )
     return summary, summary.feedback_failed
 
 
-def cmd_grade(args) -> int:
-    from .sandbox import Sandbox
+def _isolation_line(course: Course, unisolated: bool, trusted: str = "") -> str | None:
+    """Fail closed: the sandbox's isolation line, or None after printing the one line that refuses.
 
+    ``trusted`` names the project's own code a command runs (demo, build): it may then run without
+    bubblewrap, and the line says so first."""
+    from .sandbox import Sandbox
+    from .sandbox.policy import IsolationUnavailable, unisolated_allowed
+
+    allowed = bool(trusted) or unisolated or unisolated_allowed(course.config())
+    try:
+        sandbox = Sandbox(unisolated=allowed)
+    except IsolationUnavailable as exc:
+        console.print(f"[red]{escape(str(exc))}[/]", soft_wrap=True)
+        return None
+    if sandbox.use_bwrap:
+        return f"Sandbox: {sandbox.isolation}"
+    who = f"this project's own {trusted}" if trusted else "student code (trusted code only!)"
+    return f"[bold red]NOT ISOLATED[/]: running {who} without bubblewrap. Sandbox: {sandbox.isolation}"
+
+
+def cmd_grade(args) -> int:
     course = Course.here(args.course)
+    unisolated = args.unisolated or _opted_in(course)
+    isolation = None if args.scheduler else _isolation_line(course, unisolated)
+    if isolation is None and not args.scheduler:
+        return 2  # before anything is written: no gradebook entry, no moved submission
     if not _assignment_ready(args, course):
         return 2
     from .batch import submitted_students
@@ -167,7 +205,7 @@ def cmd_grade(args) -> int:
         return 2
     cluster = None
     if args.scheduler:
-        from .cluster import ClusterUnavailable, connect, describe, worker_isolation
+        from .cluster import REFUSES, ClusterUnavailable, connect, describe, worker_isolation
 
         try:
             cluster = connect(args.scheduler)
@@ -176,14 +214,27 @@ def cmd_grade(args) -> int:
             return 2
         workers, threads, notes = describe(cluster)
         console.print(f"Dask cluster {escape(args.scheduler)}: {workers} workers, {threads} threads")
-        for isolation, where in worker_isolation(cluster).items():
-            console.print(f"Sandbox on {len(where)} worker(s): {escape(isolation)}")
+        found = worker_isolation(cluster, unisolated)
+        refusing = sorted(w for line, where in found.items() if line.startswith(REFUSES) for w in where)
+        if refusing:
+            cluster.close()
+            line = next(line for line in found if line.startswith(REFUSES))
+            console.print(
+                f"[red]{len(refusing)} worker(s) cannot isolate student code[/] ({escape(', '.join(refusing))}): "
+                f"{escape(line)}",
+                soft_wrap=True,
+            )
+            return 2
+        for line, where in found.items():
+            console.print(f"Sandbox on {len(where)} worker(s): {escape(line)}")
         for note in notes:
             console.print(f"[yellow]Note:[/] {note}")
     else:
-        console.print(f"Sandbox: {Sandbox().isolation}")
+        console.print(isolation)
     try:
-        summary, feedback_failures = run_grading(course, args.student or None, args.jobs, args.force, cluster)
+        summary, feedback_failures = run_grading(
+            course, args.student or None, args.jobs, args.force, cluster, unisolated=unisolated
+        )
     finally:
         if cluster is not None:
             cluster.close()
@@ -208,14 +259,16 @@ def cmd_demo(args) -> int:
 
     started = time.monotonic()
     repo = Course.here(args.course) if args.course else Course.here(_repo_guess())
+    line = _isolation_line(repo, False, trusted="synthetic students")
+    assert line is not None  # the project's own code may run without bubblewrap
+    console.print(line)  # the first line: whether the demo's students run isolated
     out = Path(args.out).resolve() if args.out else Path(tempfile.mkdtemp(prefix="pe-course-demo-"))
     console.rule("pe-course demo")
     console.print(f"Scratch course directory: [bold]{out}[/]")
-    console.print(f"Sandbox: {Sandbox().isolation}")
     course = demo.scratch_course(repo, out)
     with console.status("Releasing (nbgrader generate_assignment) and self-validating the graders…"):
         refresh_release(course)
-        check = run_selfcheck(course)
+        check = run_selfcheck(course, Sandbox(unisolated=True))
     console.print(
         f"1. Release generated; graders' self-validation: {'passed' if check.ok else 'FAILED'} "
         f"({len(check.rows)} checks)"
@@ -236,7 +289,7 @@ def cmd_demo(args) -> int:
         return 1
     console.print(f"3. nbgrader zip_collect → {len(list(course.submitted.iterdir()))} students in submitted/")
     console.print(f"4. Grading in parallel (pe-course grade --jobs {args.jobs}) and generating feedback:")
-    summary, feedback_failures = run_grading(course, None, args.jobs, force=True)
+    summary, feedback_failures = run_grading(course, None, args.jobs, force=True, unisolated=True)
     exported = demo.nbgrader_cli(course, "export", "--to", str(course.root / "grades.csv"))
     console.print(
         f"5. Grades exported with nbgrader export → grades.csv "
@@ -397,18 +450,26 @@ def cmd_export(args) -> int:
 
 
 def print_round(course: Course, summary, feedback_failures: dict[str, str]) -> None:
-    from .batch import score_table
+    from .batch import graded_unisolated, score_table
 
     notebooks, rows = score_table(course)
-    table = Table("student", *notebooks, "total", "written answers", title=f"Scores: {course.assignment}")
+    bare = {row[0] for row in rows if graded_unisolated(course, row[0])}
+    columns = ["student", *notebooks, "total", "written answers", *(["isolation"] if bare else [])]
+    table = Table(*columns, title=f"Scores: {course.assignment}")
     for student, scores, total, maximum, pending in rows:
         table.add_row(
             escape(student),
             *("-" if s is None else f"{s:g}" for s in scores),
             f"{total:g}/{maximum:g}",
             f"{pending} to grade" if pending else "graded",
+            *((["[red]NOT ISOLATED[/]" if student in bare else "bubblewrap"]) if bare else []),
         )
     console.print(table)
+    if bare:
+        console.print(
+            f"[bold red]{len(bare)} students were graded WITHOUT isolation[/] (--unisolated / "
+            "c.Isolation.required = False): for trusted code only; grade a real class with bubblewrap."
+        )
     waiting = sum(1 for row in rows if row[4])
     if waiting:
         console.print(
@@ -466,6 +527,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="tcp://HOST:PORT",
         help="grade on this Dask distributed scheduler's workers (needs the [dask] extra); "
         "--jobs then only sets the local feedback processes",
+    )
+    p.add_argument(
+        "--unisolated",
+        action="store_true",
+        help="TRUSTED CODE ONLY (your own test solutions, a course self-test): grade even where "
+        "bubblewrap does not work, instead of refusing. Without bubblewrap, student code can use the "
+        "network and — where the kernel lacks Landlock — read the reference solutions. Every record and "
+        "the report say so. Same as c.Isolation.required = False in nbgrader_config.py.",
     )
     p.set_defaults(func=cmd_grade)
 

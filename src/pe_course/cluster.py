@@ -93,22 +93,36 @@ def describe(client) -> tuple[int, int, list[str]]:
     return len(workers), threads, notes
 
 
-def worker_isolation(client) -> dict[str, list[str]]:
-    """How each worker would isolate student code (its bubblewrap and resource groups): isolation -> workers."""
+def worker_isolation(client, unisolated: bool = False) -> dict[str, list[str]]:
+    """How each worker would isolate student code (its bubblewrap and resource groups): isolation ->
+    workers. A worker that would refuse (no working bubblewrap, no opt-in) answers with its refusal,
+    which starts with :data:`REFUSES`."""
     found: dict[str, list[str]] = {}
     with contextlib.suppress(Exception):  # a worker gone meanwhile
-        for address, isolation in client.run(_isolation).items():
-            found.setdefault(str(isolation), []).append(address)
+        names = {a: str(w.get("name", a)) for a, w in client.scheduler_info().get("workers", {}).items()}
+        for address, isolation in client.run(_isolation, unisolated).items():
+            name = names.get(address, address)
+            found.setdefault(str(isolation), []).append(address if name == address else f"{name} ({address})")
     return found
 
 
-async def _isolation() -> str:
+REFUSES = "Refusing"
+
+
+async def _isolation(unisolated: bool = False) -> str:
     """Run by ``client.run`` on the worker's event loop: the probe (it starts bwrap) goes to a thread."""
     import asyncio
 
     from .sandbox import Sandbox
+    from .sandbox.policy import IsolationUnavailable
 
-    return await asyncio.to_thread(lambda: Sandbox().isolation)
+    def probe() -> str:
+        try:
+            return Sandbox(unisolated=unisolated).isolation
+        except IsolationUnavailable as exc:
+            return str(exc)
+
+    return await asyncio.to_thread(probe)
 
 
 def _takes_n_workers(client) -> bool:
@@ -172,6 +186,7 @@ def run_on_cluster(
             task.student,
             submission_archive(course, task.student),
             task.fingerprint,
+            task.unisolated,
             key=key,
             pure=False,
         )
@@ -212,7 +227,8 @@ def run_on_cluster(
 
 def _received(result: RemoteResult, staging: Path) -> GradeOutcome:
     staging.mkdir(parents=True, exist_ok=True)
-    _untar(result.archive, staging)
+    if result.archive:  # a refused task (other code, no isolation) sends back only why
+        _untar(result.archive, staging)
     outcome = result.outcome
     outcome.staging = str(staging)
     return outcome
@@ -297,8 +313,12 @@ def grade_remote(
     student: str,
     submission: bytes,
     fingerprint: str,
+    unisolated: bool = False,
 ) -> RemoteResult:
-    """One student on a Dask worker: :func:`pe_course.batch.grade_one` in a private course directory."""
+    """One student on a Dask worker: :func:`pe_course.batch.grade_one` in a private course directory.
+
+    A worker where bubblewrap does not work refuses (unless the instructor opted in with
+    ``unisolated``): the student is listed as failed with the worker's name and why."""
     import warnings
 
     warnings.filterwarnings("ignore", module="nbformat")  # students' notebooks often lack cell ids
@@ -320,6 +340,14 @@ def grade_remote(
                 b"",
                 worker,
             )
+        from .sandbox import policy
+
+        try:
+            policy.check(unisolated=unisolated)
+        except policy.IsolationUnavailable as exc:
+            return RemoteResult(
+                GradeOutcome(student, False, "", fingerprint, error=f"worker {worker}: {exc}"), b"", worker
+            )
         shared = _bundle_dir(bundle, digest)
         from hypothesis.configuration import set_hypothesis_home_dir
 
@@ -337,7 +365,13 @@ def grade_remote(
             staging = root / "staging"
             outcome = grade_one(
                 GradeTask(
-                    str(root), assignment, student, str(shared / "template.db"), str(staging), fingerprint
+                    str(root),
+                    assignment,
+                    student,
+                    str(shared / "template.db"),
+                    str(staging),
+                    fingerprint,
+                    unisolated,
                 )
             )
             members = []

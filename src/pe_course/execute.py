@@ -28,6 +28,7 @@ from .notebook import is_test_cell
 from .record import NoteKind
 from .sandbox import Limits, MiB, Sandbox, Usage, groups, read_file, write_file
 from .sandbox.channel import LineClosed, LineReader, LineTimeout, LineTooLong
+from .sandbox.policy import unisolated_allowed
 from .sanitize import add_note
 
 PENDING = "Sel tes ini belum dinilai oleh grader tersembunyi."
@@ -70,6 +71,13 @@ def limits_from_config(config_owner) -> Limits:
     )
     call_timeout = getattr(config_owner, "call_timeout", None)
     return limits.scaled(call_timeout=float(call_timeout)) if call_timeout else limits
+
+
+def sandbox_from_config(config_owner) -> Sandbox:
+    """The sandbox of an autograde step: its limits, and the instructor's opt-in (``c.Isolation.required``).
+
+    Raises :class:`~pe_course.sandbox.policy.IsolationUnavailable` without bubblewrap and without it."""
+    return Sandbox(limits_from_config(config_owner), unisolated=unisolated_allowed(config_owner.config))
 
 
 class _Runner:
@@ -202,7 +210,7 @@ class SandboxedExecute(Execute):
     ).tag(config=True)
 
     def preprocess(self, nb, resources, km=None):
-        sandbox = Sandbox(limits_from_config(self))
+        sandbox = sandbox_from_config(self)  # no isolation and no opt-in: raises, the run stops
         to_run = copy.deepcopy(nb)
         for cell in to_run.cells:
             if cell.cell_type == "code":

@@ -25,6 +25,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from .sandbox.policy import UNISOLATED
+
 RECORD_VERSION = 3  # 2: checks carry their contract clause and failing input; 3: notes are {kind, detail}
 MAX_RECORD_BYTES = 20 * 1024 * 1024
 MAX_NOTES = 50  # per record read back: a damaged record cannot flood a report
@@ -170,7 +172,14 @@ class GradingRecord:
         for cell in self.cells:
             if cell.status in (CellStatus.TIMEOUT, CellStatus.CRASHED, CellStatus.RESOURCE_LIMIT):
                 found.append(Attention(cell.status.value, f"{cell.grade_id} ({cell.function})"))
+        if self.unisolated:
+            found.append(Attention("unisolated", "graded without bubblewrap (opted in with --unisolated)"))
         return found
+
+    @property
+    def unisolated(self) -> bool:
+        """Graded without bubblewrap (the instructor's opt-in for trusted code): the isolation line says so."""
+        return self.isolation.startswith(UNISOLATED)
 
     # -- JSON ------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -53,7 +53,24 @@ def read_submission(filename) -> Any:
 
 
 class TolerantNotebookExporter(NotebookExporter):
-    """Reads a submission; an unreadable one becomes the released stub plus a note."""
+    """Reads a submission; an unreadable one becomes the released stub plus a note.
+
+    It is also the first thing nbgrader's Autograde builds after finding the submissions and before
+    writing anything (gradebook, ``autograded/``): without working isolation, and without the
+    instructor's opt-in, it refuses the whole run there with one line (see ``pe_course.sandbox.policy``).
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        from nbgrader.converters.base import NbGraderException
+
+        from .sandbox import policy
+
+        try:
+            policy.check(self.config)
+        except policy.IsolationUnavailable as exc:
+            self.log.error("%s", exc)
+            raise NbGraderException(str(exc)) from None
 
     def from_filename(self, filename, resources=None, **kw):
         try:

@@ -25,12 +25,13 @@ from traitlets import Float, Unicode
 
 from .checks import Check, CheckFailed, Composition, Grader, Misconception, show_call
 from .diagnosis import diagnose
-from .execute import limits_from_config
+from .execute import sandbox_from_config
 from .feedback import cell_markdown, cell_text
 from .notebook import grade_id, is_test_cell, load_reference, test_cell_ids, worker_cells
 from .record import CellResult, CellStatus, CheckResult, GradingRecord, Note, NoteKind
 from .sandbox import Limits, Sandbox
 from .sandbox.client import StudentProcess
+from .sandbox.policy import IsolationUnavailable
 from .sanitize import notes
 
 # Things an honest solution to these exercises never needs; found in a submission they become
@@ -282,8 +283,10 @@ class ScoreWithGraders(NbGraderPreprocessor):
                 Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]))
             )
             result = grade_notebook(
-                nb, info["notebook"], suite, reference, Sandbox(limits_from_config(self)), notes=notes(nb)
+                nb, info["notebook"], suite, reference, sandbox_from_config(self), notes=notes(nb)
             )
+        except IsolationUnavailable:
+            raise  # not this student's fault: the whole run stops (nbgrader removes what it began)
         except Exception:  # noqa: BLE001 (a grader failure must zero, never pass, and never stop the batch)
             self.log.error(
                 "Graders failed on %s/%s:\n%s", info["student"], info["notebook"], traceback.format_exc()

@@ -43,7 +43,7 @@ def reference_submission(source_notebook: Path):
 def run_selfcheck(
     course: Course, sandbox: Sandbox | None = None, release_dir: Path | None = None
 ) -> SelfCheck:
-    sandbox = sandbox or Sandbox()
+    sandbox = sandbox or Sandbox(unisolated=True)  # only this project's own code runs here
     suite = load_suite(course.graders)
     reference = load_reference(course.source)
     report = SelfCheck()

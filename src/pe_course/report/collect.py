@@ -38,6 +38,7 @@ ISSUE_TEXT = {
     "no-graded-functions": "no graded function found for this notebook",
     "execution": "the notebook did not finish running",
     "grader-error": "the graders failed on this notebook (scored 0)",
+    "unisolated": "graded WITHOUT bubblewrap (the instructor's --unisolated opt-in, for trusted code only)",
     TAMPERING: "suspected tampering",
     "note": "grading note",
 }

@@ -167,6 +167,7 @@ def render_html(data: ReportData, grades_csv: str | None = "grades.csv") -> str:
                 "kinds": [(ISSUE_TEXT.get(k, k), n) for k, n in sorted(kinds.items())],
             },
             attention_students={i.student for i in issues},
+            unisolated=sorted({i.student for i in issues if i.kind == "unisolated"}),
             penalties=any(s.penalty for s in data.students),
             grades_csv=grades_csv,
         )

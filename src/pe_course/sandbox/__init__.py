@@ -1,7 +1,11 @@
 """Where student code runs: isolated, bounded, and spoken to only in JSON.
 
-- :mod:`.isolation` — :class:`Sandbox` (bubblewrap, or a plain fallback that says so), per-process
+- :mod:`.policy` — fail closed: no working bubblewrap, no student code (:class:`IsolationUnavailable`),
+  unless the instructor opts in for trusted code (``--unisolated``, ``c.Isolation.required = False``);
+- :mod:`.isolation` — :class:`Sandbox` (bubblewrap, or the opt-in's fallback that says so), per-process
   :class:`Limits`, scratch directories, and files read and written without following symlinks;
+- :mod:`.landlock` — in the opt-in's fallback, the kernel's fence: read only the Python installation,
+  write only the run's scratch directory;
 - :mod:`.groups` — one Linux control group per sandboxed run, limited as a whole (memory, processes,
   CPU seconds), its figures and what in them needs an instructor's attention;
 - :mod:`.client` — :class:`StudentProcess`, the grader's side of a sandboxed worker: loads a
@@ -15,8 +19,10 @@
 from .client import Outcome, StudentProcess
 from .groups import Usage
 from .isolation import Limits, MiB, Sandbox, SandboxedProcess, bwrap_path, read_file, write_file
+from .policy import IsolationUnavailable
 
 __all__ = [
+    "IsolationUnavailable",
     "Limits",
     "MiB",
     "Outcome",

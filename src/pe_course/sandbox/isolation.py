@@ -8,8 +8,12 @@ With bubblewrap (``bwrap``): a read-only view of the Python installation only (n
 no ``graders/``, no gradebook), no network, private ``/tmp``, PID and user namespaces (the program
 runs as ``nobody``), and the sandbox dies with its parent.
 
-Without bubblewrap the program still runs with the limits above; :attr:`Sandbox.isolation` says
-plainly what is *not* isolated, and the graders print it.
+Without working bubblewrap a :class:`Sandbox` refuses to exist (:class:`IsolationUnavailable`, see
+:mod:`.policy`) unless the caller opts in for trusted code (``unisolated=True``, or ``use_bwrap=False``).
+Then the program still runs with the limits above, as ``nobody`` when grading as root, and — where the
+kernel has Landlock — unable to read the course files or write outside its scratch directory
+(:mod:`.landlock`); :attr:`Sandbox.isolation` says plainly what is *not* isolated, and every record
+keeps that line.
 """
 
 from __future__ import annotations
@@ -31,10 +35,20 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import groups
+from . import groups, landlock
+from .policy import (
+    NAMESPACES,
+    NOBODY,
+    PROC_DEV,
+    SYSTEM_LINKS,
+    UNISOLATED,
+    IsolationUnavailable,
+    bwrap_path,
+    bwrap_problem,
+    refusal,
+)
 
 MOUNT_POINT = "/sandbox"  # where the scratch directory appears inside bwrap
-NOBODY = 65534
 MiB = 1024 * 1024
 
 
@@ -77,9 +91,11 @@ class Limits:
         return "; ".join(text.get(h, h) for h in hits)
 
 
-def _set_limits(limits: Limits, group_files: Sequence[str] = ()) -> None:
+def _set_limits(
+    limits: Limits, group_files: Sequence[str] = (), fence: Sequence[str] = (), scratch: str = ""
+) -> None:
     """Runs in the child between fork and exec: join the resource group, apply rlimits, leave our
-    process group."""
+    process group; with ``fence`` (no bubblewrap), Landlock: read only ``fence``, write only ``scratch``."""
     groups.join(list(group_files))
     os.setsid()
     for res, value in (
@@ -92,49 +108,8 @@ def _set_limits(limits: Limits, group_files: Sequence[str] = ()) -> None:
     ):
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(res, (value, value))
-
-
-@functools.lru_cache(maxsize=1)
-def bwrap_path() -> str | None:
-    """The bubblewrap binary if it is installed *and* works on this machine, else None."""
-    if os.environ.get("PE_COURSE_NO_BWRAP"):
-        return None
-    path = shutil.which("bwrap")
-    if path is None:
-        return None
-    probe = subprocess.run(
-        [
-            path,
-            "--ro-bind",
-            "/usr",
-            "/usr",
-            "--symlink",
-            "usr/bin",
-            "/bin",
-            "--symlink",
-            "usr/lib",
-            "/lib",
-            "--symlink",
-            "usr/lib64",
-            "/lib64",
-            "--proc",
-            "/proc",
-            "--dev",
-            "/dev",
-            "--unshare-all",
-            "--unshare-user",
-            "--uid",
-            str(NOBODY),
-            "--gid",
-            str(NOBODY),
-            "--die-with-parent",
-            "/usr/bin/true",
-        ],
-        capture_output=True,
-        timeout=30,
-        check=False,
-    )
-    return path if probe.returncode == 0 else None
+    if fence:
+        landlock.restrict(fence, scratch)  # raises: never started unprotected by mistake
 
 
 def _python_roots() -> list[str]:
@@ -157,14 +132,20 @@ class Sandbox:
     """Factory for sandboxed processes; one instance can start many programs."""
 
     limits: Limits = field(default_factory=Limits)
-    use_bwrap: bool | None = None  # None: use it when it works
+    use_bwrap: bool | None = None  # None: bubblewrap, or IsolationUnavailable (unless ``unisolated``)
     use_groups: bool | None = None  # None: a resource group per run when control groups can be used
+    unisolated: bool = False  # the instructor's opt-in (trusted code only): run without bubblewrap if need be
 
     def __post_init__(self) -> None:
+        problem = bwrap_problem()
         if self.use_bwrap is None:
-            self.use_bwrap = bwrap_path() is not None
-        elif self.use_bwrap and bwrap_path() is None:
-            raise RuntimeError("bubblewrap (bwrap) was requested but is not installed or does not work here")
+            if problem is not None and not self.unisolated:
+                raise IsolationUnavailable(refusal(problem))
+            self.use_bwrap = problem is None
+        elif self.use_bwrap and problem is not None:
+            raise IsolationUnavailable(refusal(problem))
+        if not self.use_bwrap:
+            self.unisolated = True  # asked for by name (use_bwrap=False) or opted in
         if self.use_groups is None:
             self.use_groups = groups.mechanism() is not None
         elif self.use_groups and groups.mechanism() is None:
@@ -191,12 +172,21 @@ class Sandbox:
                 f"bubblewrap: read-only Python only, no course files, no network, private /tmp and PIDs; "
                 f"{limits}{group}"
             )
-        who = (
-            "as nobody" if _can_drop_root() else "as the grading user without capabilities, who it can signal"
-        )
+        why = bwrap_problem() or "bubblewrap not used"
+        who = "as nobody" if _can_drop_root() else "as the grading user"
+        if os.geteuid() == 0 and not _can_drop_root():
+            who += " without capabilities"
+        fence = landlock.description()
+        if fence:
+            reach = f"{fence}; it can use the network"
+        else:
+            reach = (
+                "NO Landlock in this kernel: it can read what that user can read (the course's reference "
+                "solutions included), write where that user can write, and use the network"
+            )
         return (
-            f"NOT ISOLATED (bubblewrap not available): {limits}{group}; student code runs {who}, can read the "
-            "course files and the network, and write where that user can write. Install bubblewrap."
+            f"{UNISOLATED} (opted in for trusted code: --unisolated / c.Isolation.required = False; {why}): "
+            f"{limits}{group}; student code runs {who}; {reach}."
         )
 
     def group(self, scratch: Path) -> groups.ResourceGroup | None:
@@ -258,19 +248,8 @@ class Sandbox:
         for root in _python_roots():
             cmd += ["--ro-bind", root, root]
         cmd += [
-            "--symlink",
-            "usr/lib",
-            "/lib",
-            "--symlink",
-            "usr/lib64",
-            "/lib64",
-            "--symlink",
-            "usr/bin",
-            "/bin",
-            "--proc",
-            "/proc",
-            "--dev",
-            "/dev",
+            *SYSTEM_LINKS,
+            *PROC_DEV,
             "--ro-bind-try",
             "/etc/alternatives",
             "/etc/alternatives",
@@ -282,13 +261,7 @@ class Sandbox:
             MOUNT_POINT,
             "--chdir",
             MOUNT_POINT,
-            "--unshare-all",
-            "--unshare-user",
-            "--uid",
-            str(NOBODY),
-            "--gid",
-            str(NOBODY),
-            "--die-with-parent",
+            *NAMESPACES,
             "--new-session",
         ]
         return cmd + list(argv)
@@ -302,9 +275,14 @@ class Sandbox:
         preexec = functools.partial(_set_limits, self.limits, files)
         command = self.command(argv, scratch)
         if not self.use_bwrap:
+            fence = [*_python_roots(), *landlock.READ_ONLY] if landlock.abi() else []
             if _can_drop_root():
-                preexec = functools.partial(_set_limits_and_drop_root, self.limits, files)
-            elif os.geteuid() == 0 and shutil.which("setpriv"):
+                preexec = functools.partial(
+                    _set_limits_and_drop_root, self.limits, files, fence, str(scratch)
+                )
+            else:
+                preexec = functools.partial(_set_limits, self.limits, files, fence, str(scratch))
+            if not _can_drop_root() and os.geteuid() == 0 and shutil.which("setpriv"):
                 # root that cannot become nobody: at least no capabilities (no raising of hard limits)
                 command = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", *command]
         try:
@@ -329,12 +307,16 @@ def _size(n: int) -> str:
     return f"{n / (1 << 30):g} GiB" if n >= 1 << 30 else f"{n / MiB:g} MiB"
 
 
-def _set_limits_and_drop_root(limits: Limits, group_files: Sequence[str] = ()) -> None:
+def _set_limits_and_drop_root(
+    limits: Limits, group_files: Sequence[str] = (), fence: Sequence[str] = (), scratch: str = ""
+) -> None:
     """Fallback without bwrap when grading as root: at least do not run student code as root."""
     _set_limits(limits, group_files)
     os.setgroups([])
     os.setgid(NOBODY)
     os.setuid(NOBODY)
+    if fence:
+        landlock.restrict(fence, scratch)
 
 
 @functools.lru_cache(maxsize=1)

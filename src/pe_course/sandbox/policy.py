@@ -1,0 +1,120 @@
+"""Whether student code may run here: bubblewrap or nothing, unless the instructor opts in.
+
+Grading fails closed. Every path that runs student code (``pe-course grade``, ``nbgrader autograde``
+through our pipeline, ``pytest graders --submission``, a Dask worker) builds its
+:class:`~pe_course.sandbox.Sandbox` with ``use_bwrap=None``, which raises
+:class:`IsolationUnavailable` when bubblewrap does not work on this machine — before anything runs and
+before anything is written.
+
+The only way past it is an explicit opt-in meant for trusted code (the instructor's own test
+solutions, a course's self-test): ``--unisolated`` on the command line, or in ``nbgrader_config.py``::
+
+    c.Isolation.required = False  # TRUSTED CODE ONLY: runs submissions without bubblewrap
+
+Every record graded that way says so in its ``isolation`` field, and the round's summary and the
+report mark those students.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+
+from traitlets import Bool
+from traitlets.config import Configurable
+
+NOBODY = 65534
+UNISOLATED = "NOT ISOLATED"  # how the isolation line of a run without bubblewrap begins
+INSTALL = "sudo apt-get install -y bubblewrap"
+OPT_IN = "for trusted code only: --unisolated, or c.Isolation.required = False"
+
+
+class IsolationUnavailable(RuntimeError):
+    """bubblewrap does not work here and nobody opted in: one line saying what is missing and what to do."""
+
+
+class Isolation(Configurable):
+    """nbgrader configuration: ``c.Isolation.required``."""
+
+    required = Bool(
+        True,
+        help="Refuse to run student code without bubblewrap (the default). False is for TRUSTED code only "
+        "(the instructor's own test solutions, a course self-test): without bubblewrap student code can "
+        "read what the grading user can read and use the network. The same as pe-course grade --unisolated.",
+    ).tag(config=True)
+
+
+def unisolated_allowed(config) -> bool:
+    """True when nbgrader's configuration opts in to running without bubblewrap."""
+    return config is not None and not Isolation(config=config).required
+
+
+def check(config=None, unisolated: bool = False) -> None:
+    """Raise :class:`IsolationUnavailable` unless bubblewrap works here or the instructor opted in
+    (``unisolated``, or ``c.Isolation.required = False`` in ``config``)."""
+    problem = bwrap_problem()
+    if problem is not None and not (unisolated or unisolated_allowed(config)):
+        raise IsolationUnavailable(refusal(problem))
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_problem() -> str | None:
+    """Why bubblewrap cannot isolate student code on this machine, or None when it works."""
+    if os.environ.get("PE_COURSE_NO_BWRAP"):
+        return "bubblewrap is switched off here (PE_COURSE_NO_BWRAP is set)"
+    path = shutil.which("bwrap")
+    if path is None:
+        return "bubblewrap (bwrap) is not installed"
+    try:
+        probe = subprocess.run(
+            [path, *_PROBE, "/usr/bin/true"], capture_output=True, timeout=30, check=False, text=True
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"bwrap ({path}) could not be started: {exc}"
+    if probe.returncode == 0:
+        return None
+    said = " ".join(probe.stderr.split())[:200] or f"exit status {probe.returncode}"
+    return (
+        f"bwrap ({path}) cannot create its namespaces here ({said}): user namespaces are probably off "
+        "(sudo sysctl -w user.max_user_namespaces=15000 kernel.unprivileged_userns_clone=1; on Ubuntu "
+        "24.04 also kernel.apparmor_restrict_unprivileged_userns=0)"
+    )
+
+
+def bwrap_path() -> str | None:
+    """The bubblewrap binary if it is installed *and* works on this machine, else None."""
+    return shutil.which("bwrap") if bwrap_problem() is None else None
+
+
+def refusal(problem: str) -> str:
+    """The one line that refuses to run student code."""
+    fix = "" if "namespaces" in problem else f"; install it with `{INSTALL}`"
+    return f"Refusing to run student code: {problem}{fix} ({OPT_IN})."
+
+
+# bubblewrap arguments shared by the probe and every sandbox (sandbox/isolation.py): the system's
+# directory links, /proc and /dev, and the namespaces (the program runs as nobody, dies with its parent)
+SYSTEM_LINKS = [
+    "--symlink",
+    "usr/lib",
+    "/lib",
+    "--symlink",
+    "usr/lib64",
+    "/lib64",
+    "--symlink",
+    "usr/bin",
+    "/bin",
+]
+PROC_DEV = ["--proc", "/proc", "--dev", "/dev"]
+NAMESPACES = [
+    "--unshare-all",
+    "--unshare-user",
+    "--uid",
+    str(NOBODY),
+    "--gid",
+    str(NOBODY),
+    "--die-with-parent",
+]
+_PROBE = ["--ro-bind", "/usr", "/usr", *SYSTEM_LINKS, *PROC_DEV, *NAMESPACES]
