@@ -390,3 +390,23 @@ def test_two_files_for_one_notebook_the_later_upload_is_taken_and_the_other_name
     result = _plan(moodle)
     assert [Path(p).name for p in result.taken] == ["01_embedding.ipynb"]
     assert list(result.skipped.values())[0].endswith("taken (its name is exactly the notebook's)")
+
+
+def test_canvas_export_with_last_and_first_name_columns(tmp_path):
+    """Canvas's "show first and last names" export: LastName, FirstName, ID, … (GradebookExporter)."""
+    source = canvas_gradebook(tmp_path / "export.csv")
+    table = read_table(source)
+    header = ["LastName", "FirstName", *table.header[1:]]
+    rows = [header]
+    for row in table.rows[1:]:
+        last, _, first = row[0].partition(", ")
+        rows.append([last, first, *row[1:]] if row[1] else [row[0], "", *row[1:]])
+    write_table(type(table)(rows, ",", False, "\r\n"), source)
+    kind, people = read_people(source)
+    assert kind == "canvas" and {p.name for p in people} >= {"Yılmaz, Çağla", "Nur'aini, Siti"}
+    identities = _plan(canvas_download(tmp_path / "c.zip", _content), [source]).identities
+    assert set(identities) == NPMS
+    filled, _ = canvas.fill(read_table(source), FINALS, identities, "positional-encoding")
+    col = header.index(CANVAS_COLUMN)
+    assert {r[3]: r[col] for r in filled.rows[2:]}["2306002"] == "17.5"
+    assert filled.rows[1][0] == "    Points Possible" and filled.rows[1][col] == "35.00"
