@@ -103,6 +103,7 @@ def test_canvas_round_ends_with_a_gradebook_import_and_a_comments_zip(course_cop
         and "written answer(s) not graded yet" in out
     )
     assert "Wijaya, Hadi (Canvas ID 1008): no student of the gradebook; left empty" in out
+    assert "2306002: late per Canvas" in out and "Canvas's own late policy applies" in out
     names = zipfile.ZipFile(folder / "canvas-feedback.zip").namelist()
     users = {[p for p in n.split("_") if re.fullmatch(r"\d+", p)][0] for n in names}
     assert users == {"1001", "1002", "1006"}

@@ -168,4 +168,9 @@ def export(course, lms: str, source: Path, out: Path, column: str = "") -> tuple
                 f"{sid}: no {lms} identity from an intake (nbgrader zip_collect of its download): "
                 "not in the feedback zip"
             )
+        elif identities[sid].late and not identities[sid].time and scores[sid].score is not None:
+            notes.append(
+                f"{sid}: late per {lms.capitalize()} ({identities[sid].time_source}); no time, so no "
+                f"nbgrader late penalty in the score sent: {lms.capitalize()}'s own late policy applies"
+            )
     return [grades, zipped, cells], notes
