@@ -37,9 +37,13 @@ c.Autograde.sanitize_preprocessors = pipeline.SANITIZE_PREPROCESSORS
 c.Autograde.autograde_preprocessors = pipeline.AUTOGRADE_PREPROCESSORS
 c.GenerateFeedback.preprocessors = pipeline.FEEDBACK_PREPROCESSORS
 
-# LMS bulk downloads (Canvas-style names) through `nbgrader zip_collect positional-encoding`.
+# LMS bulk downloads (Canvas and Moodle) through `nbgrader zip_collect positional-encoding`.
 c.ZipCollectApp.collector_plugin = "pe_course.intake.LmsFileNameCollector"
 c.ZipCollectApp.extractor_plugin = "pe_course.intake.ReportingExtractor"  # names entries it cannot take in
+# Moodle writes times in the server's local time with no zone; this course's Moodle runs on WIB.
+c.LmsFileNameCollector.lms_timezone = "Asia/Jakarta"
+# Rosters (Canvas gradebook export, Moodle grading worksheet or participants export), e.g.:
+# c.LmsFileNameCollector.rosters = ["downloaded/positional-encoding/worksheet.csv"]
 
 # grades.csv with proper quoting (nbgrader's own CSV export does not quote fields).
 c.ExportApp.plugin_class = "pe_course.export.SafeCsvExportPlugin"

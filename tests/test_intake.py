@@ -47,7 +47,7 @@ def test_zip_collect_names_every_entry_it_does_not_take_in(course_copy):
     )
     proc = course_copy.nbgrader("zip_collect", "positional-encoding", check=True)
     log = proc.stdout + proc.stderr
-    for entry in ("../escape.ipynb", "/etc/absolute.ipynb", "budi_12_22_catatan.txt"):
+    for entry in ("../escape.ipynb", "/etc/absolute.ipynb", canvas_name("budi", 12, 22, "catatan.txt")):
         assert entry in log, f"{entry} skipped without a word:\n{log}"
     assert (course_copy.root / "submitted" / "ani" / "positional-encoding" / "01_embedding.ipynb").is_file()
 
@@ -114,7 +114,7 @@ def test_moodle_download_with_a_roster_through_zip_collect(course_copy):
     nb = nbformat.writes(reference_nb("01_embedding")).encode()
     archive = course_copy.root / "downloaded" / "positional-encoding" / "archive" / "moodle.zip"
     archive.parent.mkdir(parents=True)
-    entries = {  # folders (the default) and flat files, as Moodle's "Download all submissions" writes them
+    entries = {  # Moodle 3.x folders (the default) and flat files, as "Download all submissions" wrote them
         "Ani Lestari_101_assignsubmission_file_/01_embedding.ipynb": ((2026, 11, 20, 9, 15, 0), nb),
         "Budi Santoso_102_assignsubmission_file_/01_Embedding (1).ipynb": ((2026, 11, 21, 23, 59, 58), nb),
         "Citra Dewi_103_assignsubmission_file_01_embedding.ipynb": ((2026, 11, 22, 8, 0, 0), nb),
@@ -137,14 +137,15 @@ def test_moodle_download_with_a_roster_through_zip_collect(course_copy):
     assert sorted(p.name for p in submitted.iterdir()) == ["2306001", "2306002", "2306003", "eko-prasetyo"]
     for sid in ("2306001", "2306002", "2306003", "eko-prasetyo"):
         assert (submitted / sid / "positional-encoding" / "01_embedding.ipynb").is_file()
+    # Moodle 3.x keeps each file's upload time, in server time (here WIB, nbgrader_config.py): in UTC
     assert (
         (submitted / "2306002" / "positional-encoding" / "timestamp.txt")
         .read_text()
-        .startswith("2026-11-21 23:59:58")
+        .startswith("2026-11-21 16:59:58")
     )
-    assert "Eko Prasetyo (participant 105) is not on the roster" in log
+    assert "Eko Prasetyo (participant 105) is not on the roster roster.csv: taken in as eko-prasetyo" in log
     assert "laporan.pdf" in log
-    # nbgrader's late-submission policy sees the archive's times: budi's file came after the due date
+    # nbgrader's late-submission policy sees the LMS's times: budi's file came after the due date
     with course_copy.course.gradebook() as gb:
         gb.update_or_create_assignment("positional-encoding", duedate="2026-11-21 12:00:00")
     from pe_course.batch import grade_round
@@ -154,4 +155,70 @@ def test_moodle_download_with_a_roster_through_zip_collect(course_copy):
     late = {
         (i.student, i.detail.split(" (")[0]) for i in collect(course_copy.course).issues if i.kind == "late"
     }
-    assert late == {("2306002", "submitted 12.0 h after the due date")}
+    assert late == {("2306002", "submitted 5.0 h after the due date")}
+
+
+def _nb(notebook: str) -> bytes:
+    return nbformat.writes(reference_nb(notebook)).encode()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lms", ["canvas", "moodle4", "moodle3-flat"])
+def test_zip_collect_takes_in_every_student_of_a_current_download(course_copy, lms):
+    """The real ``nbgrader zip_collect`` on downloads laid out as each LMS writes them: every student
+    of the class with the right notebooks and the LMS's time, the rest named with its reason."""
+    from lms_fixtures import CLASS, canvas_download, canvas_gradebook, moodle_download, moodle_worksheet
+
+    from pe_course.lms.identities import load
+
+    archive_dir = course_copy.root / "downloaded" / "positional-encoding" / "archive"
+    archive_dir.mkdir(parents=True)
+    if lms == "canvas":
+        canvas_download(archive_dir / "canvas.zip", _nb)
+        roster = canvas_gradebook(course_copy.root / "gradebook.csv", ";", bom=True)
+    else:
+        version, folders = (4, True) if lms == "moodle4" else (3, False)
+        moodle_download(archive_dir / "moodle.zip", _nb, version, folders)
+        roster = moodle_worksheet(course_copy.root / "worksheet.csv")
+    config = course_copy.root / "nbgrader_config.py"
+    config.write_text(config.read_text() + f"\nc.LmsFileNameCollector.rosters = [{roster.name!r}]\n")
+    proc = course_copy.nbgrader("zip_collect", "positional-encoding", check=True)
+    log = proc.stdout + proc.stderr
+    submitted = course_copy.root / "submitted"
+    assert sorted(p.name for p in submitted.iterdir()) == sorted(s.npm for s in CLASS)
+    for student in CLASS:
+        folder = submitted / student.npm / "positional-encoding"
+        assert sorted(p.stem for p in folder.glob("*.ipynb")) == sorted(student.files), student
+        stamp = folder / "timestamp.txt"
+        if lms == "canvas":  # Canvas states no time: none passed off as one
+            assert not stamp.exists()
+        else:  # the worksheet's WIB time, in UTC
+            hour = (student.local_time[3] - 7) % 24
+            assert stamp.read_text().startswith(f"2026-11-21 {hour:02d}:{student.local_time[4]:02d}"), student
+    ids = load(course_copy.root, "positional-encoding")
+    assert {sid for sid, rec in ids.items() if rec.late} == {"2306002"}
+    with course_copy.course.gradebook() as gb:  # the LMS id in nbgrader's own Student record too
+        lms_ids = {s.id: s.lms_user_id for s in gb.students}
+    expected = {s.npm: str(s.canvas_id if lms == "canvas" else s.participant) for s in CLASS}
+    assert lms_ids == expected
+    assert "2306008 (" in log and "nothing submitted in this download" in log
+    if lms == "canvas":
+        assert "Test Student (Student View), not a student: left out" in log
+        assert "catatan.txt: it is not one of the assignment's notebooks" in log
+    else:
+        assert "onlinetext.html: a Moodle submission of another kind" in log
+
+
+@pytest.mark.slow
+def test_zip_collect_with_a_roster_it_cannot_read_takes_nothing_in_and_says_why(course_copy):
+    lms_zip(
+        course_copy.root / "downloaded" / "positional-encoding" / "archive" / "canvas.zip",
+        {canvas_name("lestariani", 1001, 10010, "01_embedding.ipynb"): _nb("01_embedding")},
+    )
+    config = course_copy.root / "nbgrader_config.py"
+    config.write_text(config.read_text() + '\nc.LmsFileNameCollector.rosters = ["hilang.csv"]\n')
+    proc = course_copy.nbgrader("zip_collect", "positional-encoding")
+    assert proc.returncode != 0
+    assert "Roster hilang.csv cannot be read:" in proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert not (course_copy.root / "submitted").exists()

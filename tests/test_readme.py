@@ -58,6 +58,7 @@ def test_readme_instructor_round_runs_as_written_on_a_fresh_copy(tmp_path):
         "formgrader",
         "feedback",
         "report",
+        "export",
     ], text[:0]
     root = tmp_path / "clone"
     for name in ("source", "release", "graders"):
@@ -70,6 +71,12 @@ def test_readme_instructor_round_runs_as_written_on_a_fresh_copy(tmp_path):
             canvas_name("ani", 1, 2, "01_embedding.ipynb"): nb,
             canvas_name("budi", 3, 4, "01_embedding (1).ipynb"): nb,
         },
+    )
+    (root / "canvas-gradebook.csv").write_text(  # as Canvas's Grades → Export writes it
+        "Student,ID,SIS User ID,SIS Login ID,Section,Positional Encoding (77),Current Score\n"
+        "    Points Possible,,,,,35.00,(read only)\n"
+        "ani,1,,ani,TI-A,,\nbudi,3,,budi,TI-A,,\n",
+        encoding="utf-8",
     )
     bindir = os.path.dirname(sys.executable)
     for line in lines:
@@ -87,7 +94,15 @@ def test_readme_instructor_round_runs_as_written_on_a_fresh_copy(tmp_path):
         )
         assert proc.returncode == 0, f"{line}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
         assert "Traceback" not in proc.stdout + proc.stderr, line
+        if argv[1] == "export":  # nobody graded the written answers (formgrader skipped): blank, named
+            assert proc.stdout.count("written answer(s) not graded yet") == 2, proc.stdout
     assert (root / "feedback-zips" / "positional-encoding" / "ani.zip").is_file()
+    exports = root / "exports" / "positional-encoding"
+    assert {p.name for p in exports.iterdir()} == {
+        "canvas-grades-import.csv",
+        "canvas-feedback.zip",
+        "cell-points.csv",
+    }
     assert {p.name for p in (root / "reports" / "positional-encoding").iterdir()} >= {
         "report.html",
         "grades.csv",

@@ -421,6 +421,34 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    """Grades and feedback back to an LMS: one grades file and one feedback zip to upload."""
+    from .lms.grades import SOURCE_HELP, UPLOADS, ExportError, export
+
+    course = Course.here(args.course)
+    if not _assignment_ready(args, course):
+        return 2
+    out = Path(args.out) if args.out else course.root / "exports" / course.assignment
+    source = Path(args.source)
+    if not source.is_file():
+        console.print(f"[red]No {args.lms} export at {escape(str(source))}[/]: {SOURCE_HELP[args.lms]}")
+        return 2
+    try:
+        files, notes = export(course, args.lms, source, out, args.column or "")
+    except (ExportError, FileNotFoundError) as exc:
+        console.print(f"[red]Nothing exported[/]: {escape(str(exc))}", soft_wrap=True)
+        return 2
+    for note in notes:
+        console.print(f"  - {escape(note)}", soft_wrap=True)
+    grades, zipped, cells = (
+        f.relative_to(course.root) if f.is_relative_to(course.root) else f for f in files
+    )
+    console.print(f"Upload to {args.lms.capitalize()}: {grades} ({UPLOADS[args.lms][0]})", soft_wrap=True)
+    console.print(f"Upload to {args.lms.capitalize()}: {zipped} ({UPLOADS[args.lms][1]})", soft_wrap=True)
+    console.print(f"Points of every graded cell, for your own analysis: {cells}", soft_wrap=True)
+    return 0
+
+
 def print_round(course: Course, summary, feedback_failures: dict[str, str]) -> None:
     from .batch import graded_unisolated, score_table
 
@@ -475,6 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  pe-course formgrader                     grade the written answers in nbgrader's formgrader\n"
         "  pe-course feedback                       feedback with the written scores, LMS zips\n"
         "  pe-course report                         HTML report and grades.csv\n"
+        "  pe-course export --lms canvas|moodle --from FILE   grades file and feedback zip to upload\n"
         "Try it on a synthetic class: pe-course demo",
     )
     parser.add_argument(
@@ -525,6 +554,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--exchange", action="store_true", help="also nbgrader release_feedback (nbgrader exchange)"
     )
     p.set_defaults(func=cmd_feedback)
+
+    p = sub.add_parser(
+        "export",
+        help="grades and feedback back to an LMS: its grades file (from its own export) and one feedback zip",
+    )
+    p.add_argument("assignment", nargs="?", default=ASSIGNMENT)
+    p.add_argument("--lms", choices=("canvas", "moodle"), required=True)
+    p.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        help="the Canvas gradebook export CSV, or the Moodle grading worksheet CSV",
+    )
+    p.add_argument(
+        "--column", help="Canvas: the assignment's column (header, title or id) if not found by name"
+    )
+    p.add_argument("--out", help="output directory (default: exports/<assignment>)")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser(
         "formgrader", help="start Jupyter in the course directory and print the formgrader URL"

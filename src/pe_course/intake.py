@@ -1,21 +1,22 @@
 """Taking submissions in the way an LMS hands them over, through ``nbgrader zip_collect``.
 
-An LMS bulk download is a zip; :class:`LmsFileNameCollector` maps each file in it to the student and
-to the assignment's notebook name so that ``nbgrader zip_collect positional-encoding`` fills
-``submitted/`` correctly. It understands:
+An LMS bulk download is a zip; :class:`LmsFileNameCollector` decides for the whole download at once
+(:mod:`pe_course.lms.collect`) which file is which student's which notebook, so that
+``nbgrader zip_collect positional-encoding`` fills ``submitted/`` correctly, and says why every other
+file is not taken in. It reads the names as Canvas and Moodle write them today
+(:mod:`pe_course.lms.names`): Canvas ``<name key>[_LATE]_<user id>_<attachment id>_<file>`` (and the
+older ``<login>_late_…``), Canvas's Test Student left out; Moodle 4.x folders
+``<Full name>_<participant>_assignsubmission_file/``, 3.x ``…_assignsubmission_file_/`` and flat files.
 
-- **Canvas**: flat files ``<login>_[late_]<user id>_<submission id>_<file name>``;
-- **Moodle** (SPADA and other Indonesian university Moodles): one folder per submission,
-  ``<Full Name>_<participant id>_assignsubmission_file_/<file name>``, or the same as flat files
-  ``<Full Name>_<participant id>_assignsubmission_file_<file name>``. Moodle names students by their
-  full name; an optional roster CSV (``c.LmsFileNameCollector.roster = "roster.csv"``, columns such as
-  ``Full name``/``Nama``, ``Identifier``/``Participant`` and ``ID number``/``NPM``/``student_id``)
-  maps them to student ids; without one, the id is the name in lower case with dashes.
+Rosters (``c.LmsFileNameCollector.rosters``, :mod:`pe_course.lms.roster`): a Canvas gradebook export,
+a Moodle grading worksheet, a Moodle participants export or any CSV with a name and an NPM column.
+Submission times come from the LMS, never from the zip's build time: the worksheet's "Last modified
+(submission)", Moodle 3.x's real entry times, read in ``c.LmsFileNameCollector.lms_timezone``; Canvas
+states lateness only. The LMS identities go to ``.pe-course/lms-identities.json`` for the way back
+(:mod:`pe_course.lms.identities`), so a later download maps to the same students.
 
 Renamed files (``01_embedding-1.ipynb``, ``01_embedding (1).ipynb``, ``01_Embedding.ipynb``) map to
-the right notebook; files that match no notebook are skipped with a warning naming them. Each file's
-time as stored in the archive is carried into nbgrader as the submission's timestamp, so nbgrader's
-late-submission plugin can apply the course's policy; Canvas's ``late_`` flag is logged.
+the right notebook; when two files of one student stand for one notebook, the later upload is taken.
 
 Archive entries that cannot be extracted safely (``..`` in the path, absolute paths — nbgrader's
 extraction drops them without a word) and entries that are not notebooks are named in a warning by
@@ -29,17 +30,20 @@ Configured in nbgrader_config.py::
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import zipfile
 from pathlib import Path
 
 from nbgrader.plugins.zipcollect import ExtractorPlugin, FileNameCollectorPlugin
-from traitlets import List, Unicode
+from traitlets import List, TraitError, Unicode, validate
 
 from .course import NOTEBOOKS
+from .lms import collect as lms_collect
+from .lms import identities as lms_ids
+from .lms.roster import RosterError, read_people
 
-CANVAS_PATTERN = r".*[/\\](?P<student_id>[A-Za-z0-9.\-]+?)_(?:late_)?\d+_\d+_(?P<file_id>[^/\\]+)$"
 _COPY_SUFFIX = re.compile(r"(?:-\d+|\s*\(\d+\)|\s+copy)$", re.IGNORECASE)
 
 
@@ -56,139 +60,123 @@ def canonical_notebook(file_name: str, notebooks: list[str] | tuple[str, ...] = 
     return by_number[0] if len(by_number) == 1 else None
 
 
-MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_(?P<participant>\d+)_assignsubmission_[a-z]+_$")
-MOODLE_FLAT = re.compile(r"^(?P<name>.+?)_(?P<participant>\d+)_assignsubmission_file_(?P<file>.+)$")
-TIMESTAMPS = ".pe-course-archive-times.json"  # written next to the extracted files by ReportingExtractor
+TIMESTAMPS = ".pe-course-archive-entries.json"  # <extracted folder><this>, beside it: ReportingExtractor's
 
 
-def slug(name: str) -> str:
-    """A student id made from a full name: ``Ani Lestari`` -> ``ani-lestari``."""
-    import unicodedata
-
-    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "tanpa-nama"
-
-
-def read_roster(path: Path) -> tuple[dict[str, str], dict[str, str]]:
-    """(participant id -> student id, normalised full name -> student id) from a roster CSV."""
-    import csv
-
-    by_participant: dict[str, str] = {}
-    by_name: dict[str, str] = {}
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        for row in csv.DictReader(fh):
-            cols = {k.strip().lower(): (v or "").strip() for k, v in row.items() if k}
-            sid = next(
-                (
-                    cols[k]
-                    for k in ("student_id", "id number", "idnumber", "npm", "nim", "username")
-                    if cols.get(k)
-                ),
-                "",
-            )
-            if not sid:
-                continue
-            name = next((cols[k] for k in ("full name", "fullname", "name", "nama") if cols.get(k)), "")
-            if name:
-                by_name[slug(name)] = sid
-            participant = re.sub(
-                r"\D", "", next((cols[k] for k in ("identifier", "participant") if cols.get(k)), "")
-            )
-            if participant:
-                by_participant[participant] = sid
-    return by_participant, by_name
+def entries_file(extracted: Path) -> Path:
+    """Where ReportingExtractor keeps the archive entries' times (beside the extracted folder, so that
+    nbgrader does not take it for a submitted file)."""
+    return extracted.with_name(extracted.name + TIMESTAMPS)
 
 
 class LmsFileNameCollector(FileNameCollectorPlugin):
-    """FileNameCollector for Canvas and Moodle downloads: student from the names, notebook normalised."""
+    """FileNameCollector for Canvas and Moodle downloads: the whole download planned at once."""
 
-    named_regexp = Unicode(CANVAS_PATTERN, help="Regexp with student_id and file_id groups (Canvas).").tag(
-        config=True
-    )
     notebooks = List(list(NOTEBOOKS), help="Notebook names of the assignment.").tag(config=True)
-    roster = Unicode(
-        "",
-        help="CSV mapping Moodle names (or participant ids) to student ids; "
-        "relative to the course directory.",
+    roster = Unicode("", help="One roster CSV (kept for old configs; see rosters).").tag(config=True)
+    rosters = List(
+        Unicode(),
+        help="Roster CSVs (Canvas gradebook export, Moodle grading worksheet or participants export, "
+        "or any CSV with a name and NPM column), relative to the course directory.",
+    ).tag(config=True)
+    lms_timezone = Unicode(
+        "UTC",
+        help="The LMS server's time zone (IANA name, e.g. Asia/Jakarta): Moodle's times carry none.",
     ).tag(config=True)
 
+    @validate("lms_timezone")
+    def _valid_zone(self, proposal):
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(proposal["value"])
+        except (ZoneInfoNotFoundError, ValueError):
+            raise TraitError(
+                f"LmsFileNameCollector.lms_timezone {proposal['value']!r} is not a time zone name "
+                "(e.g. Asia/Jakarta, UTC)"
+            ) from None
+        return proposal["value"]
+
     def collect(self, submitted_file: str):
-        info = self._canvas(submitted_file) or self._moodle(submitted_file)
-        if not info:
-            self.log.warning("Skipping %s: not a Canvas or Moodle submission file name", submitted_file)
-            return None
-        name = canonical_notebook(info["file_id"], self.notebooks)
-        if name is None:
+        root = _extracted_root(Path(submitted_file))
+        if root is None:
             self.log.warning(
-                "Skipping %s: it is not one of the assignment's notebooks %s",
-                submitted_file,
-                ", ".join(self.notebooks),
+                "Skipping %s: not extracted by pe_course.intake.ReportingExtractor", submitted_file
             )
             return None
-        info["file_id"] = f"{name}.ipynb"
-        stamp = _archive_time(Path(submitted_file))
-        if stamp:
-            info["timestamp"] = stamp
-        return info
+        if getattr(self, "_plan_root", None) != root:
+            self._plan_root, self._plan = root, self._make_plan(root)
+        rel = Path(submitted_file).relative_to(root).as_posix()
+        if rel not in self._plan.taken and rel not in self._plan.skipped:
+            self.log.warning("Skipping %s: not inside an LMS download zip", submitted_file)
+        if rel in self._plan.skipped:
+            self.log.warning("Skipping %s: %s", submitted_file, self._plan.skipped[rel])
+        return self._plan.taken.get(rel)
 
-    def _canvas(self, submitted_file: str) -> dict | None:
-        match = re.match(self.named_regexp, submitted_file)
-        if not match:
-            return None
-        if "_late_" in os.path.basename(submitted_file):
-            self.log.warning("%s: the LMS marked this submission late", os.path.basename(submitted_file))
-        return {"student_id": match.group("student_id").lower(), "file_id": match.group("file_id")}
+    def _course_root(self) -> Path:
+        root = getattr(getattr(self.parent, "coursedir", None), "root", None) or os.getcwd()
+        return Path(root)
 
-    def _moodle(self, submitted_file: str) -> dict | None:
-        path = Path(submitted_file)
-        folder, flat = MOODLE_FOLDER.match(path.parent.name), MOODLE_FLAT.match(path.name)
-        if folder:
-            name, participant, file_id = folder.group("name"), folder.group("participant"), path.name
-        elif flat:
-            name, participant, file_id = flat.group("name"), flat.group("participant"), flat.group("file")
-        else:
-            return None
-        return {"student_id": self._student_id(name, participant), "file_id": file_id}
+    def _assignment(self) -> str:
+        return getattr(getattr(self.parent, "coursedir", None), "assignment_id", "") or "assignment"
 
-    def _student_id(self, name: str, participant: str) -> str:
-        if not self.roster:
-            return slug(name)
-        by_participant, by_name = self._roster()
-        sid = by_participant.get(participant) or by_name.get(slug(name))
-        if sid is None:
-            self.log.warning(
-                "%s (participant %s) is not on the roster %s: taken in as %s",
-                name,
-                participant,
-                self.roster,
-                slug(name),
-            )
-            return slug(name)
-        return sid
-
-    def _roster(self) -> tuple[dict[str, str], dict[str, str]]:
-        if not hasattr(self, "_roster_cache"):
-            path = Path(self.roster)
-            if not path.is_absolute():
-                root = getattr(getattr(self.parent, "coursedir", None), "root", None) or os.getcwd()
-                path = Path(root) / path
-            self._roster_cache = read_roster(path)
-        return self._roster_cache
-
-
-def _archive_time(path: Path) -> str:
-    """The time the archive stored for this extracted file (ISO, UTC as written), or ""."""
-    import json
-
-    for folder in path.parents:
-        sidecar = folder / TIMESTAMPS
-        if sidecar.is_file():
+    def _make_plan(self, root: Path) -> lms_collect.Plan:
+        files = json.loads(entries_file(root).read_text(encoding="utf-8"))
+        people = []
+        names = [r for r in [self.roster, *self.rosters] if r]
+        for name in names:
+            path = Path(name) if Path(name).is_absolute() else self._course_root() / name
             try:
-                times = json.loads(sidecar.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                return ""
-            return str(times.get(str(path.relative_to(folder)), ""))
-    return ""
+                kind, found = read_people(path)
+            except (OSError, RosterError) as exc:
+                self._fail(f"Roster {name} cannot be read: {exc}; nothing taken in")
+            self.log.info("Roster %s: %s, %d students", name, kind, len(found))
+            people += found
+        try:
+            known = lms_ids.load(self._course_root(), self._assignment())
+        except ValueError as exc:
+            self._fail(f"{exc}; nothing taken in")
+        result = lms_collect.plan(
+            files,
+            lambda f: canonical_notebook(f, self.notebooks),
+            list(self.notebooks),
+            people,
+            known,
+            self.lms_timezone,
+            roster_label=", ".join(names),
+        )
+        for line in result.lines:
+            self.log.warning("Intake: %s", line)
+        saved = lms_ids.save(self._course_root(), self._assignment(), result.identities)
+        self.log.warning("Intake: LMS identities of %d students kept in %s", len(result.identities), saved)
+        self._students_in_gradebook(result)
+        return result
+
+    def _fail(self, message: str):
+        """Stop the whole intake with one line (nbgrader's own ``fail`` when run by its app)."""
+        fail = getattr(self.parent, "fail", None)
+        if callable(fail):
+            fail(message)
+        raise SystemExit(message)
+
+    def _students_in_gradebook(self, result: lms_collect.Plan) -> None:
+        """Each taken student in nbgrader's gradebook with the LMS user id (``Student.lms_user_id``)."""
+        from nbgrader.api import Gradebook
+
+        coursedir = getattr(self.parent, "coursedir", None)
+        if coursedir is None:
+            return
+        taken = {info["student_id"] for info in result.taken.values()}
+        with Gradebook(coursedir.db_url, course_id=coursedir.course_id or "default_course") as gb:
+            for sid in sorted(taken):
+                gb.update_or_create_student(sid, lms_user_id=result.identities[sid].lms_id)
+
+
+def _extracted_root(path: Path) -> Path | None:
+    for folder in path.parents:
+        if entries_file(folder).is_file():
+            return folder
+    return None
 
 
 def tidy_submissions(submitted: Path, assignment: str, notebooks: tuple[str, ...] = NOTEBOOKS) -> list[str]:
@@ -252,13 +240,11 @@ def skipped_entries(archive: Path) -> list[tuple[str, str]]:
 
 class ReportingExtractor(ExtractorPlugin):
     """nbgrader's extractor, naming every archive entry that will not be taken in, and keeping each
-    entry's stored time for the collector (the submission timestamps)."""
+    entry's stored time and whether it was streamed (written with a data descriptor, as Moodle ≥ 4.0's
+    ZipStream does: its times are then the download's) for the collector."""
 
     def extract(self, archive_path: str, extracted_path: str) -> None:
-        import datetime
-        import json
-
-        times: dict[str, str] = {}
+        entries: dict[str, dict] = {}
         for root, _, files in os.walk(archive_path):
             for name in files:
                 path = Path(root) / name
@@ -270,26 +256,55 @@ class ReportingExtractor(ExtractorPlugin):
                         self.log.warning(
                             "... and %d more skipped entries in %s", len(skipped) - 200, path.name
                         )
-                    rel = (
-                        Path(root).relative_to(archive_path) / path.stem
-                    )  # nbgrader extracts into <zip stem>/
-                    with zipfile.ZipFile(path) as zf:
-                        for info in zf.infolist():
-                            if not info.is_dir():
-                                stamp = datetime.datetime(*info.date_time).isoformat()
-                                times[str(rel / info.filename)] = stamp
+                    entries.update(archive_entries(path, Path(root).relative_to(archive_path)))
         super().extract(archive_path, extracted_path)
-        Path(extracted_path, TIMESTAMPS).write_text(json.dumps(times), encoding="utf-8")
+        entries_file(Path(extracted_path)).write_text(json.dumps(entries), encoding="utf-8")
 
 
-def lms_zip(path: Path, files: dict[str, bytes]) -> Path:
-    """Write an LMS-style bulk download zip of flat files ``{archive name: content}``."""
+def archive_entries(archive: Path, folder: Path = Path(".")) -> dict[str, dict]:
+    """{path once extracted by nbgrader (into ``<folder>/<zip stem>/``): {"time", "streamed"}}."""
+    import datetime
+
+    with zipfile.ZipFile(archive) as zf:
+        return {
+            (folder / archive.stem / info.filename).as_posix(): {
+                "time": datetime.datetime(*info.date_time).isoformat(),
+                "streamed": bool(info.flag_bits & 0x08),
+            }
+            for info in zf.infolist()
+            if not info.is_dir()
+        }
+
+
+def lms_zip(path: Path, files: dict[str, bytes], streamed: bool = False, when=None) -> Path:
+    """Write an LMS-style bulk download zip ``{archive name: content}``. ``streamed``: as a streaming
+    writer does (Canvas's rubyzip output stream, Moodle ≥ 4.0's ZipStream: data descriptors, every entry
+    stamped ``when``, the build time); otherwise each entry has ``when`` (a dict per name, or one time)."""
+    import io
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
-        for arcname, content in sorted(files.items()):
-            zf.writestr(arcname, content)
+
+    class _Unseekable(io.RawIOBase):  # zipfile then writes data descriptors, as ZipStream does
+        def __init__(self, fh):
+            self.fh = fh
+
+        def writable(self):
+            return True
+
+        def write(self, b):
+            return self.fh.write(b)
+
+    with open(path, "wb") as raw:
+        target = _Unseekable(raw) if streamed else raw
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
+            for arcname, content in sorted(files.items()):
+                stamp = when.get(arcname) if isinstance(when, dict) else when
+                info = zipfile.ZipInfo(arcname, date_time=(stamp or (2026, 12, 2, 8, 0, 0))[:6])
+                info.compress_type = zipfile.ZIP_DEFLATED
+                zf.writestr(info, content)
     return path
 
 
-def canvas_name(login: str, user_id: int, submission_id: int, file_name: str, late: bool = False) -> str:
-    return f"{login}_{'late_' if late else ''}{user_id}_{submission_id}_{file_name}"
+def canvas_name(key: str, user_id: int, attachment_id: int, file_name: str, late: bool = False) -> str:
+    """A Canvas download's entry name (``lib/content_zipper.rb``): name key, ``LATE``, ids, file."""
+    return f"{key}{'_LATE' if late else ''}_{user_id}_{attachment_id}_{file_name}"
