@@ -588,6 +588,8 @@ def test_output_embedding_examples(executed, reference):
 
 PLOT_CELLS = [
     ("01_embedding", "demo_same_token"),
+    ("01_embedding", "demo_backward_picture"),
+    ("01_embedding", "demo_train_loop"),
     ("02_sinusoidal", "demo_heatmap_small"),
     ("02_sinusoidal", "demo_heatmap_large"),
     ("02_sinusoidal", "demo_similarity"),
