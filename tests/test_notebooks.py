@@ -597,6 +597,7 @@ PLOT_CELLS = [
     ("04_similarity", "demo_similarity_curve"),
     ("04_similarity", "demo_similarity_matrix"),
     ("04_similarity", "demo_offset_curve"),
+    ("04_similarity", "demo_mask_weights"),
 ]
 
 
