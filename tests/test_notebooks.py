@@ -593,6 +593,8 @@ PLOT_CELLS = [
     ("02_sinusoidal", "demo_heatmap_small"),
     ("02_sinusoidal", "demo_heatmap_large"),
     ("02_sinusoidal", "demo_similarity"),
+    ("02_sinusoidal", "demo_frequency_scale"),
+    ("02_sinusoidal", "demo_unit_circle"),
     ("03_rotation", "demo_rope_heatmap"),
     ("04_similarity", "demo_similarity_curve"),
     ("04_similarity", "demo_similarity_matrix"),
