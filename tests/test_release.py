@@ -491,6 +491,87 @@ def test_released_text_follows_the_glossary(name):
     assert not found, f"{name}: {found} (see docs/glossary.md for the term to use)"
 
 
+def english_terms() -> list[str]:
+    """The glossary's English terms that are italic and glossed at their first use (docs/glossary.md)."""
+    text = (REPO / "docs" / "glossary.md").read_text(encoding="utf-8")
+    block = text.split("<!-- english:start -->", 1)[1].split("<!-- english:end -->", 1)[0]
+    return [line[2:].split(":", 1)[0].strip() for line in block.splitlines() if line.startswith("- ")]
+
+
+def prose(nb) -> str:
+    """A notebook's markdown with code, math and rubrics blanked out (offsets kept)."""
+    text = "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    blank = lambda m: " " * len(m.group())  # noqa: E731
+    text = re.sub(r"<!-- BEGIN MARK SCHEME -->.*?<!-- END MARK SCHEME -->", blank, text, flags=re.S)
+    text = re.sub(r"```.*?```", blank, text, flags=re.S)
+    return re.sub(r"\$\$.*?\$\$|\$[^$\n]*\$|`[^`\n]*`", blank, text, flags=re.S)
+
+
+def unglossed_terms(text: str) -> list[str]:
+    """Terms whose first use in ``text`` is not inside an italic span followed by a parenthesised gloss."""
+    italic = list(re.finditer(r"(?<![*\w])\*(?!\*)([^*\n]+?)\*(?!\*)", text))
+    wrong = []
+    for term in english_terms():
+        first = re.search(rf"\b{re.escape(term)}\b", text, flags=re.IGNORECASE)
+        if first is None:
+            continue
+        span = next((m for m in italic if m.start() < first.start() < m.end()), None)
+        if span is None or not text[span.end() :].lstrip(" ").startswith("("):
+            wrong.append(f"{term}: {text[max(0, first.start() - 40) : first.end() + 40]!r}")
+    return wrong
+
+
+def test_the_glossary_lists_english_terms():
+    assert {"broadcasting", "mask", "offset", "loss", "heatmap", "readout", "prompt"} <= set(english_terms())
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_english_terms_are_italic_and_glossed_at_first_use(name):
+    wrong = unglossed_terms(prose(release_nb(name)))
+    assert not wrong, f"{name}: first use not italic and glossed (docs/glossary.md, English terms): {wrong}"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Nilai loss turun. Kemudian *loss* (besaran yang diminimalkan) ...", ["loss"]),
+        ("Dengan *broadcasting* NumPy memperluas sumbu.", ["broadcasting"]),
+        ("Attention tanpa *causal mask* (penutup skor) ...; *heatmap* (peta warna).", []),
+    ],
+)
+def test_unglossed_terms_can_fail(text, found):
+    assert [w.split(":")[0] for w in unglossed_terms(text)] == found
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_states_its_time_and_ends_with_a_summary(name):
+    cells = release_nb(name).cells
+    assert re.search(r"\*\*Perkiraan waktu:\*\*[^\n]*?sekitar \d+ menit", cells[0].source), (
+        f"{name}: no estimated time"
+    )
+    assert cells[-1].cell_type == "markdown" and cells[-1].source.startswith("## Ringkasan"), (
+        f"{name}: the last cell is not the Ringkasan"
+    )
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_optional_sections_come_after_everything_graded(name):
+    """A 'Pendalaman' section says that it is not graded, and no graded or answer cell follows it."""
+    cells = release_nb(name).cells
+    headings = [
+        i
+        for i, c in enumerate(cells)
+        if c.cell_type == "markdown" and re.search(r"^#+ .*Pendalaman", c.source, flags=re.M)
+    ]
+    for i in headings:
+        assert "(tidak dinilai)" in cells[i].source or any(
+            "(tidak dinilai)" in cells[j].source for j in headings if j < i
+        ), f"{name}: a Pendalaman section does not say it is not graded"
+    if headings:
+        graded = [gid(c) for c in cells[headings[0] :] if meta(c).get("grade") or meta(c).get("solution")]
+        assert graded == [], f"{name}: graded cells inside the optional part: {graded}"
+
+
 def test_the_package_names_the_notebooks_the_course_has():
     """pe_course.course.NOTEBOOKS (the LMS intake's default, the tests' list) is what source/ holds."""
     assert [p.stem for p in sorted(SOURCE.glob("*.ipynb"))] == list(NOTEBOOKS)
