@@ -311,6 +311,22 @@ def test_release_executes_with_only_not_implemented_errors(executed_release, nam
         )
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_pictures_say_what_to_write_first(executed_release, name):
+    """With the stubs, every picture cell prints which function to write instead of failing."""
+    cells = [
+        c for c in executed_release[name].cells if c.cell_type == "code" and "show_figure(_draw" in c.source
+    ]
+    assert cells, f"{name}: no picture cells"
+    for c in cells:
+        text = "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
+        assert not [o for o in c.outputs if o.output_type == "error"], f"{name} {gid(c)} fails with the stubs"
+        assert "Gambar ini dibuat dari fungsi Anda" in text and "Tulis fungsi itu dulu" in text, (
+            f"{name} {gid(c)}: no message saying what to write first; printed {text!r}"
+        )
+
+
 # =============================================================================================
 # 5. Committed notebooks carry no outputs
 # =============================================================================================
