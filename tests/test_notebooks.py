@@ -588,13 +588,21 @@ def test_output_embedding_examples(executed, reference):
 
 PLOT_CELLS = [
     ("01_embedding", "demo_same_token"),
+    ("01_embedding", "demo_backward_picture"),
+    ("01_embedding", "demo_train_loop"),
     ("02_sinusoidal", "demo_heatmap_small"),
     ("02_sinusoidal", "demo_heatmap_large"),
     ("02_sinusoidal", "demo_similarity"),
+    ("02_sinusoidal", "demo_frequency_scale"),
+    ("02_sinusoidal", "demo_unit_circle"),
     ("03_rotation", "demo_rope_heatmap"),
+    ("03_rotation", "demo_rope_picture"),
+    ("03_rotation", "demo_linear_shift_picture"),
+    ("03_rotation", "demo_added_vs_rope"),
     ("04_similarity", "demo_similarity_curve"),
     ("04_similarity", "demo_similarity_matrix"),
     ("04_similarity", "demo_offset_curve"),
+    ("04_similarity", "demo_mask_weights"),
 ]
 
 

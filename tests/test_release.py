@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
-from conftest import NOTEBOOKS, REPO, release_nb
+from conftest import FUNCTIONS, NOTEBOOKS, REPO, release_nb
 from nbclient import NotebookClient
 
 from pe_course.catalogue import points_table, readme_points_table
@@ -311,6 +311,22 @@ def test_release_executes_with_only_not_implemented_errors(executed_release, nam
         )
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_pictures_say_what_to_write_first(executed_release, name):
+    """With the stubs, every picture cell prints which function to write instead of failing."""
+    cells = [
+        c for c in executed_release[name].cells if c.cell_type == "code" and "show_figure(_draw" in c.source
+    ]
+    assert cells, f"{name}: no picture cells"
+    for c in cells:
+        text = "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
+        assert not [o for o in c.outputs if o.output_type == "error"], f"{name} {gid(c)} fails with the stubs"
+        assert "Gambar ini dibuat dari fungsi Anda" in text and "Tulis fungsi itu dulu" in text, (
+            f"{name} {gid(c)}: no message saying what to write first; printed {text!r}"
+        )
+
+
 # =============================================================================================
 # 5. Committed notebooks carry no outputs
 # =============================================================================================
@@ -491,6 +507,233 @@ def test_released_text_follows_the_glossary(name):
     assert not found, f"{name}: {found} (see docs/glossary.md for the term to use)"
 
 
+def english_terms() -> list[str]:
+    """The glossary's English terms that are italic and glossed at their first use (docs/glossary.md)."""
+    text = (REPO / "docs" / "glossary.md").read_text(encoding="utf-8")
+    block = text.split("<!-- english:start -->", 1)[1].split("<!-- english:end -->", 1)[0]
+    return [line[2:].split(":", 1)[0].strip() for line in block.splitlines() if line.startswith("- ")]
+
+
+def prose(nb) -> str:
+    """A notebook's markdown with code, math and rubrics blanked out (offsets kept)."""
+    text = "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    blank = lambda m: " " * len(m.group())  # noqa: E731
+    text = re.sub(r"<!-- BEGIN MARK SCHEME -->.*?<!-- END MARK SCHEME -->", blank, text, flags=re.S)
+    text = re.sub(r"```.*?```", blank, text, flags=re.S)
+    return re.sub(r"\$\$.*?\$\$|\$[^$\n]*\$|`[^`\n]*`", blank, text, flags=re.S)
+
+
+def unglossed_terms(text: str) -> list[str]:
+    """Terms whose first use in ``text`` is not inside an italic span followed by a parenthesised gloss."""
+    italic = list(re.finditer(r"(?<![*\w])\*(?!\*)([^*\n]+?)\*(?!\*)", text))
+    wrong = []
+    for term in english_terms():
+        first = re.search(rf"\b{re.escape(term)}\b", text, flags=re.IGNORECASE)
+        if first is None:
+            continue
+        span = next((m for m in italic if m.start() < first.start() < m.end()), None)
+        if span is None or not text[span.end() :].lstrip(" ").startswith("("):
+            wrong.append(f"{term}: {text[max(0, first.start() - 40) : first.end() + 40]!r}")
+    return wrong
+
+
+def test_the_glossary_lists_english_terms():
+    assert {"broadcasting", "mask", "offset", "loss", "heatmap", "readout", "prompt"} <= set(english_terms())
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_english_terms_are_italic_and_glossed_at_first_use(name):
+    wrong = unglossed_terms(prose(release_nb(name)))
+    assert not wrong, f"{name}: first use not italic and glossed (docs/glossary.md, English terms): {wrong}"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Nilai loss turun. Kemudian *loss* (besaran yang diminimalkan) ...", ["loss"]),
+        ("Dengan *broadcasting* NumPy memperluas sumbu.", ["broadcasting"]),
+        ("Attention tanpa *causal mask* (penutup skor) ...; *heatmap* (peta warna).", []),
+    ],
+)
+def test_unglossed_terms_can_fail(text, found):
+    assert [w.split(":")[0] for w in unglossed_terms(text)] == found
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_states_its_time_and_ends_with_a_summary(name):
+    cells = release_nb(name).cells
+    assert re.search(r"\*\*Perkiraan waktu:\*\*[^\n]*?sekitar \d+ menit", cells[0].source), (
+        f"{name}: no estimated time"
+    )
+    assert cells[-1].cell_type == "markdown" and cells[-1].source.startswith("## Ringkasan"), (
+        f"{name}: the last cell is not the Ringkasan"
+    )
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_optional_sections_come_after_everything_graded(name):
+    """A 'Pendalaman' section says that it is not graded, and no graded or answer cell follows it."""
+    cells = release_nb(name).cells
+    headings = [
+        i
+        for i, c in enumerate(cells)
+        if c.cell_type == "markdown" and re.search(r"^#+ .*Pendalaman", c.source, flags=re.M)
+    ]
+    for i in headings:
+        assert "(tidak dinilai)" in cells[i].source or any(
+            "(tidak dinilai)" in cells[j].source for j in headings if j < i
+        ), f"{name}: a Pendalaman section does not say it is not graded"
+    if headings:
+        graded = [gid(c) for c in cells[headings[0] :] if meta(c).get("grade") or meta(c).get("solution")]
+        assert graded == [], f"{name}: graded cells inside the optional part: {graded}"
+
+
 def test_the_package_names_the_notebooks_the_course_has():
     """pe_course.course.NOTEBOOKS (the LMS intake's default, the tests' list) is what source/ holds."""
     assert [p.stem for p in sorted(SOURCE.glob("*.ipynb"))] == list(NOTEBOOKS)
+
+
+# =============================================================================================
+# 8. No working code for a graded function outside its own solution cell
+# =============================================================================================
+# Inputs on which a helper that computes a graded function would agree with the reference: the
+# visible-check arguments above plus one larger case each (d >= 4, so that e.g. the rotate-half layout
+# of RoPE, which equals the interleaved one for d = 2, is not mistaken for apply_rope).
+PROBES = {name: [call] for name, call in CALLS.items()}
+PROBES["frequencies"].append(lambda: (12,))
+PROBES["positional_encoding"].append(lambda: (9, 12))
+PROBES["apply_rope"].append(lambda: (np.arange(24.0).reshape(4, 6) / 7,))
+PROBES["rope_scores"].append(lambda: (np.arange(12.0).reshape(3, 4) / 5, np.arange(8.0).reshape(2, 4) / 3))
+PROBES["shift_encoding"].append(lambda: (np.arange(8.0) / 9, 3))
+PROBES["position_similarity"].append(lambda: (np.arange(1.0, 13.0).reshape(4, 3), 2))
+PROBES["self_attention"].append(lambda: (np.arange(12.0).reshape(4, 3) / 6,))
+PROBES["embed_backward"].append(lambda: ([1, 1, 0], np.arange(6.0).reshape(3, 2), 2, 5))
+
+# Results of an earlier notebook that a later one provides on purpose (notebook 02's PE, needed by
+# 03 and 04 to check rotations and similarities): released after the notebook that grades them, and
+# named with a leading underscore. Anything else found here is a leak.
+PROVIDED_FROM_EARLIER = {
+    ("03_rotation", "_frequencies"): "frequencies",
+    ("03_rotation", "_positional_encoding"): "positional_encoding",
+    ("04_similarity", "_frequencies"): "frequencies",
+    ("04_similarity", "_positional_encoding"): "positional_encoding",
+}
+
+
+def _agrees(candidate, reference_fn, args) -> bool:
+    """candidate(*args) gives the reference's result, or (for a table) its row t from candidate(t, *rest)."""
+    expected = reference_fn(*args)
+    try:
+        with np.errstate(all="ignore"):
+            got = candidate(*args)
+        if isinstance(expected, tuple):
+            return (
+                isinstance(got, tuple)
+                and len(got) == len(expected)
+                and all(
+                    np.shape(g) == np.shape(e) and np.allclose(g, e)
+                    for g, e in zip(got, expected, strict=True)
+                )
+            )
+        if np.shape(got) == np.shape(expected) and np.allclose(got, expected):
+            return True
+    except Exception:  # noqa: BLE001 (a helper with another signature simply does not agree)
+        pass
+    if isinstance(expected, tuple):
+        return False
+    table = np.asarray(expected)
+    if table.ndim != 2 or not isinstance(args[0], int):
+        return False
+    try:  # a row-by-row implementation, such as sinusoidal_row(p, d) for positional_encoding(length, d)
+        with np.errstate(all="ignore"):
+            rows = [np.asarray(candidate(t, *args[1:]), dtype=float) for t in range(args[0])]
+    except Exception:  # noqa: BLE001
+        return False
+    return all(r.shape == table.shape[1:] for r in rows) and np.allclose(rows, table)
+
+
+def helper_functions(nb, name: str) -> dict:
+    """Every function a code cell of ``nb`` defines outside the solution cells, at any depth, ready to call.
+
+    Each cell's ``def`` statements are compiled on their own (the rest of a demo cell would call the
+    student's stubs), in a namespace holding the notebook's setup cells.
+    """
+    namespace: dict = {"__name__": f"helpers_{name}"}
+    for c in nb.cells:
+        if c.cell_type == "code" and "setup" in c.get("metadata", {}).get("tags", []):
+            exec(compile(_plain(c.source), f"<{name} {gid(c)}>", "exec"), namespace)  # noqa: S102 (our release)
+    found = {}
+    for c in nb.cells:
+        if c.cell_type != "code" or meta(c).get("solution"):
+            continue
+        tree = ast.parse(_plain(c.source))
+        defs = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]
+        for node in defs:
+            scope = dict(namespace)
+            module = ast.Module(body=[node], type_ignores=[])
+            try:
+                exec(compile(module, f"<{name} {gid(c)} {node.name}>", "exec"), scope)  # noqa: S102 (our release)
+            except Exception:  # noqa: BLE001 (a nested def that needs its enclosing scope: checked by name only)
+                found[(gid(c) or "?", node.name)] = None
+                continue
+            found[(gid(c) or "?", node.name)] = scope[node.name]
+    return found
+
+
+def graded_code_leaks(nb, name: str, reference) -> list[str]:
+    """Helpers in ``nb`` that are named like a graded function or compute one on the probe inputs."""
+    leaks = []
+    for (cell_id, fn_name), fn in helper_functions(nb, name).items():
+        for graded in FUNCTIONS:
+            allowed = PROVIDED_FROM_EARLIER.get((name, fn_name)) == graded
+            alias = fn_name.strip("_").lower() == graded or fn_name.lower().startswith(graded + "_")
+            agrees = fn is not None and all(
+                _agrees(fn, reference[graded], probe()) for probe in PROBES[graded]
+            )
+            if (alias or agrees) and not allowed:
+                how = "computes" if agrees else "is named like"
+                leaks.append(f"{name} {cell_id}: {fn_name} {how} the graded {graded}")
+    return leaks
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_hands_over_no_graded_function(name, reference):
+    leaks = graded_code_leaks(release_nb(name), name, reference)
+    assert leaks == [], "working code for a graded function outside its solution cell:\n- " + "\n- ".join(
+        leaks
+    )
+
+
+def test_provided_helpers_come_from_an_earlier_notebook():
+    """The allowed helpers are results of a notebook that comes before the one providing them."""
+    graded_in = {fn: nb for nb, fns in load_suite(REPO / "graders").notebooks.items() for fn in fns}
+    for (name, _), graded in PROVIDED_FROM_EARLIER.items():
+        assert NOTEBOOKS.index(graded_in[graded]) < NOTEBOOKS.index(name), (name, graded)
+
+
+LEAKY_HELPERS = {
+    "row_loop": (
+        "def sinusoidal_row(p, d, base=10000.0):\n    row = []\n    for i in range(d // 2):\n"
+        "        w = base ** (-2 * i / d)\n        row += [np.sin(p * w), np.cos(p * w)]\n    return row\n"
+    ),
+    "renamed_table": (
+        "def table(n, d):\n    a = np.arange(n)[:, None] * 10000.0 ** (-np.arange(0, d, 2) / d)\n"
+        "    out = np.zeros((n, d))\n    out[:, 0::2], out[:, 1::2] = np.sin(a), np.cos(a)\n    return out\n"
+    ),
+    "nested_softmax": (
+        "def _experiment():\n    def attend(x):\n        s = x @ x.T / np.sqrt(x.shape[1])\n"
+        "        w = np.exp(s - s.max(axis=1, keepdims=True))\n        return (w / w.sum(axis=1, keepdims=True)) @ x\n"
+        "    return attend\n"
+    ),
+    "alias_only": "def _one_hot(ids, v):\n    raise RuntimeError('belum')\n",
+}
+
+
+@pytest.mark.parametrize("helper", sorted(LEAKY_HELPERS))
+def test_graded_code_leak_check_can_fail(reference, helper):
+    """A demo cell of 01 that hands over 02's table (by loop, under another name) or 04's attention is found."""
+    nb = release_nb("01_embedding")
+    demo = next(c for c in nb.cells if gid(c) == "demo_lookup")
+    demo.source = LEAKY_HELPERS[helper] + "\n" + demo.source
+    leaks = graded_code_leaks(nb, "01_embedding", reference)
+    assert len(leaks) == 1 and "demo_lookup" in leaks[0], leaks

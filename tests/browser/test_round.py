@@ -151,7 +151,13 @@ def test_student_fetches_works_validates_and_submits(world: World, page: Page, s
         page.locator(f"{lab.NOTEBOOK} .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
     ).to_have_count(0)
     images = page.locator(f"{lab.NOTEBOOK} .jp-OutputArea-output img")
-    expect(images).not_to_have_count(0)
+    released = nbformat.read(world.student_dir / ASSIGNMENT / "02_sinusoidal.ipynb", as_version=4)
+    pictures = [c for c in released.cells if c.cell_type == "code" and "plt.show()" in c.source]
+    expect(images).to_have_count(len(pictures))  # every picture cell drew, none fell back to its stub message
+    stub_message = page.locator(f"{lab.NOTEBOOK} .jp-OutputArea-output").filter(
+        has_text="Gambar ini dibuat dari"
+    )
+    expect(stub_message).to_have_count(0)
     heatmap = images.first
     heatmap.scroll_into_view_if_needed()
     lab.settle(page)
