@@ -9,6 +9,7 @@ import pytest
 
 from pe_course.notebook import load_reference
 from pe_course.record import GradingRecord
+from pe_course.release import data_files
 from pe_course.sandbox import Sandbox
 from pe_course.score import grade_notebook, load_suite
 from pe_course.selfcheck import reference_submission
@@ -48,7 +49,10 @@ def _graded(notebook: str, path: str, config) -> GradingRecord:
         nb = nbformat.read(path, as_version=4) if path else reference_submission(SOURCE / f"{notebook}.ipynb")
         no_bwrap = config.getoption("--no-bwrap")
         sandbox = Sandbox(use_bwrap=False) if no_bwrap else Sandbox(unisolated=unisolated(config))
-        _RESULTS[key] = grade_notebook(nb, notebook, load_suite(GRADERS), load_reference(SOURCE), sandbox)
+        files = data_files(SOURCE)  # the data beside the notebooks (pe_tables.npz), as in a real round
+        _RESULTS[key] = grade_notebook(
+            nb, notebook, load_suite(GRADERS), load_reference(SOURCE), sandbox, files=files
+        )
     return _RESULTS[key]
 
 

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from nbclient import NotebookClient
 
+from pe_course.release import data_files
 from pe_course.score import load_suite
 
 SOURCE = REPO / "source" / "positional-encoding"
@@ -85,6 +86,8 @@ async def _execute_all(paths: dict[str, Path], root: Path) -> dict[str, tuple]:
     names = list(paths)
     for name in names:
         (root / name).mkdir()
+        for data, content in data_files(SOURCE).items():  # beside the notebook, as in JupyterLab
+            (root / name / data).write_bytes(content)
     results = await asyncio.gather(*(_execute(paths[name], root / name) for name in names))
     return dict(zip(names, results, strict=True))
 

@@ -24,9 +24,11 @@ import pytest
 from conftest import FUNCTIONS, NOTEBOOKS, REPO, release_nb
 from nbclient import NotebookClient
 
+from pe_course import pe_tables
 from pe_course.catalogue import points_table, readme_points_table
 from pe_course.course import Course
-from pe_course.release import release_diff, release_problems
+from pe_course.notebook import working_directory
+from pe_course.release import MAX_DATA_BYTES, DataFileError, data_files, release_diff, release_problems
 from pe_course.score import load_suite
 
 SOURCE = REPO / "source" / "positional-encoding"
@@ -117,7 +119,8 @@ def test_release_diff_notices_edits_but_not_cell_ids(tmp_path):
         c.id = f"fresh-id-{index}"
     nbformat.write(renumbered, course.release / "02_sinusoidal.ipynb")
     (course.release / "04_similarity.ipynb").unlink()
-    assert release_diff(course) == ["01_embedding.ipynb", "04_similarity.ipynb"]
+    (course.release / pe_tables.FILE_NAME).write_bytes(b"PK")
+    assert release_diff(course) == ["01_embedding.ipynb", "04_similarity.ipynb", pe_tables.FILE_NAME]
 
 
 # =============================================================================================
@@ -201,6 +204,104 @@ def test_release_problems_reports_missing_notebook(tmp_path):
     assert len(problems) == 1 and "differ from source notebooks" in problems[0], problems
 
 
+def _pickled_npz(folder: Path) -> None:
+    np.savez(folder / pe_tables.FILE_NAME, table=np.array([{"kode": "bukan data"}], dtype=object))
+
+
+@pytest.mark.parametrize(
+    ("breakage", "expected"),
+    [
+        (lambda f: (f / pe_tables.FILE_NAME).unlink(), "differ from source data files"),
+        (lambda f: (f / pe_tables.FILE_NAME).write_bytes(b"PK rusak"), "differs from source/"),
+        (_pickled_npz, "not a NumPy archive of plain arrays"),
+        (lambda f: (f / "catatan.txt").write_text("x"), "only data files"),
+        (lambda f: (f / "data.npz").symlink_to(f / pe_tables.FILE_NAME), "not a regular file"),
+        (lambda f: (f / "besar.npz").write_bytes(b"0" * (MAX_DATA_BYTES + 1)), "over the limit"),
+    ],
+)
+def test_release_problems_reports_bad_data_files(tmp_path, breakage, expected):
+    """A data file beside the notebooks must be the source's, plain arrays, regular and small."""
+    broken = tmp_path / "release"
+    shutil.copytree(RELEASE, broken)
+    breakage(broken)
+    problems = release_problems(broken, SOURCE)
+    assert any(expected in p for p in problems), problems
+    if expected in ("only data files", "not a regular file", "over the limit"):
+        with pytest.raises(DataFileError, match=expected):
+            data_files(broken)  # and the sandbox is not given it
+
+
+def test_pe_tables_are_current():
+    """The shipped tables are what ``python -m pe_course.pe_tables`` writes (02's formula, base 10000)."""
+    fresh = pe_tables.tables_bytes(pe_tables.build_tables())
+    assert (SOURCE / pe_tables.FILE_NAME).read_bytes() == fresh, (
+        "source/positional-encoding/pe_tables.npz is out of date: run `python -m pe_course.pe_tables`, "
+        f"then {REFRESH}"
+    )
+    assert data_files(RELEASE) == {pe_tables.FILE_NAME: fresh}
+
+
+# Every (length, d_model) that 03 and 04 take from the stored tables (demos, visible checks, prose).
+TABLES_USED = {
+    "03_rotation": [(6, 8), (12, 8), (5, 8), (8, 8), (20, 8), (1003, 8), (203, 8), (24, 16)],
+    "04_similarity": [(50, 32), (1000, 32), (200, 32), (3, 8)],
+}
+
+
+def _loader(name: str) -> dict:
+    """The release's setup cells of ``name`` run as the student runs them: beside the data file."""
+    namespace: dict = {"__name__": f"loader_{name}"}
+    with working_directory(RELEASE):
+        for c in release_nb(name).cells:
+            if c.cell_type == "code" and "setup" in c.get("metadata", {}).get("tags", []):
+                exec(compile(_plain(c.source), f"<{name} {gid(c)}>", "exec"), namespace)  # noqa: S102 (our release)
+    return namespace
+
+
+@pytest.mark.parametrize("name", sorted(TABLES_USED))
+def test_stored_tables_give_the_tables_the_notebook_uses(name, reference):
+    """_pe_table and _omega give, bit for bit, 02's table for every size the notebook uses, and a
+    clear message for one that is not stored; the loader computes nothing (no sine, no power)."""
+    ns = _loader(name)
+    loader = next(c for c in release_nb(name).cells if gid(c) == "setup_helpers").source
+    tree = ast.parse(loader)
+    computing = [
+        ast.unparse(node)
+        for node in ast.walk(tree)
+        if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow))
+        or (
+            isinstance(node, (ast.Attribute, ast.Name))
+            and getattr(node, "attr", getattr(node, "id", None)) in ("sin", "cos", "exp", "power", "arange")
+        )
+    ]
+    assert computing == [], f"the loader must not compute the PE: {computing}"
+    for length, d_model in TABLES_USED[name]:
+        assert np.array_equal(
+            ns["_pe_table"](length, d_model), reference["positional_encoding"](length, d_model)
+        )
+        assert np.array_equal(ns["_omega"](d_model), reference["frequencies"](d_model))
+    used = set(re.findall(r"_pe_table\((\d+), (\d+)\)", "".join(c.source for c in release_nb(name).cells)))
+    assert {(int(a), int(b)) for a, b in used} <= set(TABLES_USED[name]), "a size missing from TABLES_USED"
+    with pytest.raises(ValueError, match="tidak tersimpan"):
+        ns["_pe_table"](4, 12)
+    with pytest.raises(ValueError, match="hanya berisi 1003 posisi"):
+        ns["_pe_table"](1004, 8)
+    with pytest.raises(ValueError, match="tidak tersimpan"):
+        ns["_omega"](6)
+
+
+def test_loader_says_where_the_data_file_belongs(tmp_path):
+    """Without pe_tables.npz beside the notebook the setup cell says, in Indonesian, what to do."""
+    with (
+        working_directory(tmp_path),
+        pytest.raises(FileNotFoundError, match="tidak ditemukan di folder notebook"),
+    ):
+        namespace: dict = {}
+        for c in release_nb("03_rotation").cells:
+            if "setup" in c.get("metadata", {}).get("tags", []):
+                exec(compile(_plain(c.source), "<03 setup>", "exec"), namespace)  # noqa: S102 (our release)
+
+
 # =============================================================================================
 # 3. No solutions or hidden tests; every stub raises NotImplementedError
 # =============================================================================================
@@ -250,10 +351,7 @@ def test_release_stubs_raise_not_implemented(name, reference):
     assert functions and set(functions) <= set(CALLS), (
         f"{name}: no call arguments for {set(functions) - set(CALLS)}"
     )
-    namespace: dict = {"__name__": f"release_{name}"}
-    for c in nb.cells:
-        if c.cell_type == "code" and "setup" in c.get("metadata", {}).get("tags", []):
-            exec(compile(_plain(c.source), f"<{name} {gid(c)}>", "exec"), namespace)  # noqa: S102 (our release's setup)
+    namespace = _loader(name)
     for fn in functions:
         c = next(c for c in nb.cells if gid(c) == f"solution_{fn}")
         assert "raise NotImplementedError(" in c.source, f"{name} solution_{fn}: no NotImplementedError stub"
@@ -279,6 +377,8 @@ async def _execute(path: Path, cwd: Path):
 async def _execute_all(root: Path) -> dict:
     for name in NOTEBOOKS:
         (root / name).mkdir()
+        for data, content in data_files(RELEASE).items():  # beside the notebook, as the student has it
+            (root / name / data).write_bytes(content)
     results = await asyncio.gather(*(_execute(RELEASE / f"{name}.ipynb", root / name) for name in NOTEBOOKS))
     return dict(zip(NOTEBOOKS, results, strict=True))
 
@@ -609,16 +709,6 @@ PROBES["position_similarity"].append(lambda: (np.arange(1.0, 13.0).reshape(4, 3)
 PROBES["self_attention"].append(lambda: (np.arange(12.0).reshape(4, 3) / 6,))
 PROBES["embed_backward"].append(lambda: ([1, 1, 0], np.arange(6.0).reshape(3, 2), 2, 5))
 
-# Results of an earlier notebook that a later one provides on purpose (notebook 02's PE, needed by
-# 03 and 04 to check rotations and similarities): released after the notebook that grades them, and
-# named with a leading underscore. Anything else found here is a leak.
-PROVIDED_FROM_EARLIER = {
-    ("03_rotation", "_frequencies"): "frequencies",
-    ("03_rotation", "_positional_encoding"): "positional_encoding",
-    ("04_similarity", "_frequencies"): "frequencies",
-    ("04_similarity", "_positional_encoding"): "positional_encoding",
-}
-
 
 def _agrees(candidate, reference_fn, args) -> bool:
     """candidate(*args) gives the reference's result, or (for a table) its row t from candidate(t, *rest)."""
@@ -659,9 +749,10 @@ def helper_functions(nb, name: str) -> dict:
     student's stubs), in a namespace holding the notebook's setup cells.
     """
     namespace: dict = {"__name__": f"helpers_{name}"}
-    for c in nb.cells:
-        if c.cell_type == "code" and "setup" in c.get("metadata", {}).get("tags", []):
-            exec(compile(_plain(c.source), f"<{name} {gid(c)}>", "exec"), namespace)  # noqa: S102 (our release)
+    with working_directory(RELEASE):  # setup cells load the data beside the notebook (pe_tables.npz)
+        for c in nb.cells:
+            if c.cell_type == "code" and "setup" in c.get("metadata", {}).get("tags", []):
+                exec(compile(_plain(c.source), f"<{name} {gid(c)}>", "exec"), namespace)  # noqa: S102 (our release)
     found = {}
     for c in nb.cells:
         if c.cell_type != "code" or meta(c).get("solution"):
@@ -685,12 +776,11 @@ def graded_code_leaks(nb, name: str, reference) -> list[str]:
     leaks = []
     for (cell_id, fn_name), fn in helper_functions(nb, name).items():
         for graded in FUNCTIONS:
-            allowed = PROVIDED_FROM_EARLIER.get((name, fn_name)) == graded
             alias = fn_name.strip("_").lower() == graded or fn_name.lower().startswith(graded + "_")
             agrees = fn is not None and all(
                 _agrees(fn, reference[graded], probe()) for probe in PROBES[graded]
             )
-            if (alias or agrees) and not allowed:
+            if alias or agrees:
                 how = "computes" if agrees else "is named like"
                 leaks.append(f"{name} {cell_id}: {fn_name} {how} the graded {graded}")
     return leaks
@@ -702,13 +792,6 @@ def test_release_hands_over_no_graded_function(name, reference):
     assert leaks == [], "working code for a graded function outside its solution cell:\n- " + "\n- ".join(
         leaks
     )
-
-
-def test_provided_helpers_come_from_an_earlier_notebook():
-    """The allowed helpers are results of a notebook that comes before the one providing them."""
-    graded_in = {fn: nb for nb, fns in load_suite(REPO / "graders").notebooks.items() for fn in fns}
-    for (name, _), graded in PROVIDED_FROM_EARLIER.items():
-        assert NOTEBOOKS.index(graded_in[graded]) < NOTEBOOKS.index(name), (name, graded)
 
 
 LEAKY_HELPERS = {
@@ -726,6 +809,8 @@ LEAKY_HELPERS = {
         "    return attend\n"
     ),
     "alias_only": "def _one_hot(ids, v):\n    raise RuntimeError('belum')\n",
+    # what 03 and 04 once provided from 02, before they loaded pe_tables.npz instead
+    "provided_from_02": "def _frequencies(d_model, base=10000.0):\n    return base ** (-np.arange(0, d_model, 2) / d_model)\n",
 }
 
 

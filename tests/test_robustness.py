@@ -260,7 +260,33 @@ def assert_graded(run, student: str, expected: dict[str, float], notebook: str =
 def test_a_reference_notebooks_get_full_marks(run, suite_max):
     for notebook in NOTEBOOKS:
         rec = assert_graded(run, "a_full", suite_max[notebook], notebook)
+        # no cell error in the graders' worker either: 03's and 04's setup_helpers found pe_tables.npz
         assert rec["notes"] == [] and rec["cell_errors"] == [] and rec["score"] == rec["max_score"]
+
+
+@pytest.mark.parametrize("notebook", ["03_rotation", "04_similarity"])
+def test_a_sandboxed_run_has_the_data_files_beside_the_notebook(run, notebook):
+    """The feedback run in the sandbox loads pe_tables.npz as the student's JupyterLab does: the
+    setup cell and every demo cell that uses the stored tables ran without an error and printed."""
+    course = run["course_of"]["a_full"]
+    nb = nbformat.read(course.root / "autograded" / "a_full" / "positional-encoding" / f"{notebook}.ipynb", 4)
+    errors = {
+        gid(c): [o.get("ename") for o in c.outputs if o.output_type == "error"]
+        for c in nb.cells
+        if c.cell_type == "code" and not (gid(c) or "").startswith("test_")
+    }
+    assert {g: e for g, e in errors.items() if e} == {}, "cells failing in the sandboxed run"
+    uses = [
+        c for c in nb.cells if c.cell_type == "code" and ("_pe_table(" in c.source or "_omega(" in c.source)
+    ]
+    assert len(uses) >= 5, [gid(c) for c in uses]
+    for c in uses:
+        if gid(c) != "setup_helpers" and (gid(c) or "").startswith("demo_"):
+            assert c.outputs, f"{notebook} {gid(c)}: no output in the sandboxed run"
+    if notebook == "03_rotation":
+        recap = next(c for c in nb.cells if gid(c) == "demo_recap")
+        text = "".join(o.get("text", "") for o in recap.outputs)
+        assert "Positional encoding untuk 6 posisi" in text and "omega = 0.1000" in text, text
 
 
 def test_b_deleted_test_cells_are_restored_and_scored(run):

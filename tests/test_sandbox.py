@@ -13,6 +13,7 @@ this test's own markers (``PE_SANDBOX_ID`` of the processes it started, unique t
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import shutil
@@ -142,6 +143,28 @@ def test_plain_values_round_trip(use_bwrap):
                 assert type(out.value) is tuple and len(out.value) == len(value)
             else:
                 assert type(out.value) is type(value) and out.value == value
+
+
+@pytest.mark.parametrize("use_bwrap", MODES)
+def test_data_files_sit_beside_the_code_and_come_back_after_a_restart(use_bwrap):
+    """The assignment's data files are in the worker's working directory at load time (a setup cell
+    reads them there, as beside the notebook), read-only, and fresh after the student's code replaced
+    them and the worker was restarted."""
+    cells = [
+        "import numpy as np\nwith np.load('tabel.npz', allow_pickle=False) as f:\n    TABLE = f['t']\n",
+        "import os\n\ndef total():\n    return float(open('tabel.npz', 'rb').read().count(b'PK') and TABLE.sum())\n\n"
+        "def replace_and_die():\n    os.remove('tabel.npz')\n    open('tabel.npz', 'wb').write(b'palsu')\n    os._exit(1)\n",
+    ]
+    buf = io.BytesIO()
+    np.savez(buf, t=np.arange(4.0))
+    sb = Sandbox(LIMITS, use_bwrap=use_bwrap)
+    with StudentProcess(cells, ["total", "replace_and_die"], sb, files={"tabel.npz": buf.getvalue()}) as sp:
+        assert sp.report.cell_errors == [] and sp.call("total").value == 6.0
+        assert sp._scratch is not None and (sp._scratch / "tabel.npz").stat().st_mode & 0o777 == 0o444
+        assert sp.call("replace_and_die").kind == "crashed"
+        assert sp.call("total").value == 6.0  # a new worker, the data written afresh
+    with pytest.raises(ValueError, match="not a data file name"):
+        StudentProcess(cells, ["total"], sb, files={"worker.py": b""})
 
 
 def test_numpy_scalars_and_0d_arrays_round_trip():

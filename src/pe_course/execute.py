@@ -26,6 +26,7 @@ from traitlets.config import LoggingConfigurable
 
 from .notebook import is_test_cell
 from .record import NoteKind
+from .release import sandbox_data_files
 from .sandbox import Limits, MiB, Sandbox, Usage, groups, read_file, write_file
 from .sandbox.channel import LineClosed, LineReader, LineTimeout, LineTooLong
 from .sandbox.policy import unisolated_allowed
@@ -102,8 +103,12 @@ class _Runner:
         self.proc.kill()
         self._scratch_cm.__exit__(None, None, None)
 
-    def run(self, nb, cell_timeout: int, total: float):
+    def run(self, nb, cell_timeout: int, total: float, files: dict[str, bytes] | None = None):
         """(executed notebook or None, problem or None).
+
+        ``files``: the assignment's data files, put beside the notebook (the kernel's working directory)
+        as they are in the student's JupyterLab; written afresh, read-only, before every notebook, so
+        that what the student's previous notebook did to them does not reach this one.
 
         The scratch directory is shared with the student's kernel, which can plant anything there:
         files are written with ``write_file`` and read with ``read_file`` (no symlinks followed).
@@ -113,6 +118,10 @@ class _Runner:
         group = self.proc.group
         if group is not None:
             group.reset()  # this notebook's peaks and CPU, not the previous one's
+        for data_name, content in (files or {}).items():
+            if "/" in data_name or data_name.startswith(".") or data_name.endswith((".ipynb", ".py")):
+                raise ValueError(f"not a data file name for the scratch directory: {data_name!r}")
+            write_file(self.scratch, data_name, content, mode=0o444)
         write_file(self.scratch, f"{name}.in.ipynb", nbformat.writes(nb).encode())
         request = {
             "in": self.sandbox.inside(self.scratch, f"{name}.in.ipynb"),
@@ -220,8 +229,11 @@ class SandboxedExecute(Execute):
         info = resources.get("nbgrader") if isinstance(resources, dict) else None
         key = (info.get("assignment"), info.get("student")) if info else None
         try:
+            files = sandbox_data_files(self.config, info["assignment"], self.log) if info else {}
             runner = _runner_for(key, sandbox)
-            executed, problem = runner.run(to_run, int(self.timeout or 30), sandbox.limits.notebook_timeout)
+            executed, problem = runner.run(
+                to_run, int(self.timeout or 30), sandbox.limits.notebook_timeout, files
+            )
             if runner.usage is not None and isinstance(resources, dict):
                 resources["pe_course_execute_usage"] = sandbox.limits.record(runner.usage)
         except Exception as exc:  # noqa: BLE001 (whatever happened, the student is still graded)

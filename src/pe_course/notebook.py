@@ -6,8 +6,10 @@ of truth. :func:`load_reference` runs those cells (trusted code) in the grader p
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +82,17 @@ class Reference(dict):
     contracts: dict[str, dict[str, str]]
 
 
+@contextlib.contextmanager
+def working_directory(path: Path) -> Iterator[None]:
+    """Run the block in ``path`` (contextlib.chdir from Python 3.11 on)."""
+    old = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
 @functools.lru_cache(maxsize=8)
 def _load_reference_cached(source_dir: str, stamp: tuple) -> Reference:
     os.environ.setdefault("MPLBACKEND", "Agg")
@@ -89,10 +102,12 @@ def _load_reference_cached(source_dir: str, stamp: tuple) -> Reference:
         nb = nbformat.read(path, as_version=4)
         functions.contracts.update(parse_contracts(nb))
         namespace: dict[str, Any] = {"__name__": f"reference_{path.stem}"}
-        for source in worker_cells(nb):
-            code = transform_cell(strip_solution_markers(source))
-            if code is not None:
-                exec(compile(code, f"<reference {path.name}>", "exec"), namespace)  # noqa: S102 (instructor code)
+        # in the notebooks' folder, as in JupyterLab: setup cells load the data beside them (pe_tables.npz)
+        with working_directory(Path(source_dir)):
+            for source in worker_cells(nb):
+                code = transform_cell(strip_solution_markers(source))
+                if code is not None:
+                    exec(compile(code, f"<reference {path.name}>", "exec"), namespace)  # noqa: S102 (instructor code)
         for name, obj in namespace.items():
             if callable(obj) and getattr(obj, "__module__", None) == namespace["__name__"]:
                 functions.setdefault(name, obj)
@@ -104,5 +119,6 @@ def load_reference(source_dir: Path) -> Reference:
     paths = source_notebooks(Path(source_dir))
     if not paths:
         raise FileNotFoundError(f"no source notebooks in {source_dir}")
-    stamp = tuple((p.name, p.stat().st_mtime_ns) for p in paths)
+    # the notebooks and the data files beside them
+    stamp = tuple((p.name, p.stat().st_mtime_ns) for p in sorted(Path(source_dir).iterdir()) if p.is_file())
     return _load_reference_cached(str(Path(source_dir).resolve()), stamp)

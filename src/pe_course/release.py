@@ -6,12 +6,17 @@ must be a stub that raises ``NotImplementedError``, and no notebook may carry ou
 
 from __future__ import annotations
 
+import io
+import os
 import shutil
+import stat
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import nbformat
+import numpy as np
 
 from .course import Course
 from .notebook import HIDDEN_MARKER, SOLUTION_BEGIN, SOLUTION_END, grade_id, is_test_cell, nbgrader_meta
@@ -22,8 +27,97 @@ RUBRIC_HEADING = (
 )
 
 
+# Data files shipped beside the notebooks (e.g. pe_tables.npz, see pe_course.pe_tables): copied by
+# generate_assignment into release/, and into the sandbox's scratch directory for every run of a
+# student's code, so they must stay small and be plain data (NumPy archives, loaded without pickle).
+DATA_SUFFIXES = (".npz",)
+MAX_DATA_BYTES = 4 * 1024 * 1024  # one data file
+MAX_DATA_FILES = 8
+
+
 class ReleaseError(RuntimeError):
     pass
+
+
+class DataFileError(ReleaseError):
+    """A file beside the notebooks that may not go to the students or into the sandbox."""
+
+
+def data_files(folder: Path) -> dict[str, bytes]:
+    """The assignment's data files in ``folder`` (every entry but the notebooks and hidden names), by name.
+
+    Raises :class:`DataFileError`, saying which file and why, for anything that is not a small regular
+    file (no symlink, no folder) with a suffix of ``DATA_SUFFIXES``.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        return {}
+    names = sorted(n for n in os.listdir(folder) if not n.startswith(".") and not n.endswith(".ipynb"))
+    if len(names) > MAX_DATA_FILES:
+        raise DataFileError(
+            f"{folder}: {len(names)} data files beside the notebooks (at most {MAX_DATA_FILES})"
+        )
+    found = {}
+    for name in names:
+        path = folder / name
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise DataFileError(f"{path}: not a regular file (a folder or symlink cannot be shipped)")
+        if not name.endswith(DATA_SUFFIXES):
+            raise DataFileError(
+                f"{path}: only data files ({', '.join(DATA_SUFFIXES)}) may sit beside the notebooks"
+            )
+        if info.st_size > MAX_DATA_BYTES:
+            raise DataFileError(
+                f"{path}: {info.st_size / 2**20:.1f} MiB, over the limit of {MAX_DATA_BYTES / 2**20:g} MiB for "
+                "a data file (it is copied into the sandbox for every student's run)"
+            )
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as f:
+            found[name] = f.read(MAX_DATA_BYTES + 1)
+        if len(found[name]) > MAX_DATA_BYTES:
+            raise DataFileError(f"{path}: grew over {MAX_DATA_BYTES / 2**20:g} MiB while being read")
+    return found
+
+
+def assignment_data_files(config: Any, assignment: str) -> dict[str, bytes]:
+    """The data files of ``release/<assignment>/`` as nbgrader's configuration places it."""
+    from nbgrader.coursedir import CourseDirectory
+
+    coursedir = CourseDirectory(config=config)
+    return data_files(Path(coursedir.format_path(coursedir.release_directory, ".", assignment)))
+
+
+def sandbox_data_files(config: Any, assignment: str, log: Any) -> dict[str, bytes]:
+    """:func:`assignment_data_files` for a sandboxed run; on a file that may not go there, says why in
+    the log and gives none (the run goes on: what needs the file then fails there, visibly)."""
+    try:
+        return assignment_data_files(config, assignment)
+    except (DataFileError, OSError) as exc:
+        log.error("The assignment's data files are not put into the sandbox: %s", exc)
+        return {}
+
+
+def _data_problems(release_dir: Path, source_dir: Path) -> list[str]:
+    problems = []
+    try:
+        released, sources = data_files(release_dir), data_files(source_dir)
+    except DataFileError as exc:
+        return [str(exc)]
+    if set(released) != set(sources):
+        problems.append(
+            f"release data files {sorted(released)} differ from source data files {sorted(sources)}"
+        )
+    for name, data in released.items():
+        if sources.get(name, data) != data:
+            problems.append(f"{name}: the released copy differs from source/")
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+                for member in archive.files:
+                    archive[member]  # every array must load without pickle
+        except (ValueError, OSError, zipfile.BadZipFile) as exc:
+            problems.append(f"{name}: not a NumPy archive of plain arrays ({exc})")
+    return problems
 
 
 def generate_release(course: Course, dest_root: Path | None = None) -> Path:
@@ -44,7 +138,7 @@ def generate_release(course: Course, dest_root: Path | None = None) -> Path:
 
 def release_problems(release_dir: Path, source_dir: Path) -> list[str]:
     """Everything that makes a release unsafe or unusable for students (empty when fine)."""
-    problems: list[str] = []
+    problems: list[str] = _data_problems(Path(release_dir), Path(source_dir))
     sources = {p.name: nbformat.read(p, as_version=4) for p in sorted(Path(source_dir).glob("*.ipynb"))}
     released = {p.name: nbformat.read(p, as_version=4) for p in sorted(Path(release_dir).glob("*.ipynb"))}
     if set(sources) != set(released):
@@ -116,7 +210,7 @@ def normalized(nb: Any) -> dict:
 
 
 def release_diff(course: Course) -> list[str]:
-    """Names of committed release notebooks that differ from a fresh generate_assignment."""
+    """Names of committed release notebooks and data files that differ from a fresh generate_assignment."""
     with tempfile.TemporaryDirectory() as tmp:
         fresh = generate_release(course, Path(tmp))
         names = sorted(
@@ -129,6 +223,10 @@ def release_diff(course: Course) -> list[str]:
                 nbformat.read(b, 4)
             ):
                 differ.append(name)
+        fresh_data, committed = data_files(fresh), data_files(course.release)
+        differ += [
+            n for n in sorted(set(fresh_data) | set(committed)) if fresh_data.get(n) != committed.get(n)
+        ]
         return differ
 
 

@@ -29,6 +29,7 @@ from .execute import sandbox_from_config
 from .feedback import cell_markdown, cell_text
 from .notebook import grade_id, is_test_cell, load_reference, test_cell_ids, worker_cells
 from .record import CellResult, CellStatus, CheckResult, GradingRecord, Note, NoteKind
+from .release import sandbox_data_files
 from .sandbox import Limits, Sandbox
 from .sandbox.client import StudentProcess
 from .sandbox.policy import IsolationUnavailable
@@ -166,8 +167,13 @@ def grade_notebook(
     reference: dict[str, Any],
     sandbox: Sandbox | None = None,
     notes: list[Note] | None = None,
+    files: dict[str, bytes] | None = None,
 ) -> GradingRecord:
-    """Grade every graded function of ``nb`` (a notebook dict) with the hidden graders."""
+    """Grade every graded function of ``nb`` (a notebook dict) with the hidden graders.
+
+    ``files``: the assignment's data files (``pe_course.release.data_files``), put beside the
+    submission's code in the worker's scratch directory as they sit beside the notebook for the student.
+    """
     started = time.monotonic()
     sandbox = sandbox or Sandbox()
     functions = suite.functions_for(notebook_id, nb)
@@ -179,7 +185,7 @@ def grade_notebook(
         return result
     cells = worker_cells(nb)
     result.notes.extend(suspicious_code(cells))
-    with StudentProcess(cells, functions, sandbox) as student:
+    with StudentProcess(cells, functions, sandbox, files) as student:
         result.cell_errors = student.report.cell_errors
         result.timed_out_cells = student.report.timed_out_cells
         deadline = started + sandbox.limits.notebook_timeout
@@ -283,7 +289,13 @@ class ScoreWithGraders(NbGraderPreprocessor):
                 Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]))
             )
             result = grade_notebook(
-                nb, info["notebook"], suite, reference, sandbox_from_config(self), notes=notes(nb)
+                nb,
+                info["notebook"],
+                suite,
+                reference,
+                sandbox_from_config(self),
+                notes=notes(nb),
+                files=sandbox_data_files(self.config, info["assignment"], self.log),
             )
         except IsolationUnavailable:
             raise  # not this student's fault: the whole run stops (nbgrader removes what it began)

@@ -18,6 +18,7 @@ import nbformat
 from .course import Course
 from .diagnosis import InProcessCaller
 from .notebook import load_reference, strip_solution_markers
+from .release import DataFileError, data_files
 from .sandbox import Sandbox
 from .score import _grade_function, grade_notebook, load_suite
 
@@ -48,12 +49,17 @@ def run_selfcheck(
     reference = load_reference(course.source)
     report = SelfCheck()
     release_dir = release_dir or course.release
+    try:
+        files = data_files(release_dir)  # beside the notebooks for the student, so for the worker too
+    except DataFileError as exc:
+        report.problems.append(str(exc))
+        files = {}
     for path in sorted(course.source.glob("*.ipynb")):
         nb_id = path.stem
         if nb_id not in suite.notebooks:
             report.problems.append(f"{nb_id}: no graders (graders/checks_*.py with NOTEBOOK = {nb_id!r})")
             continue
-        ref = grade_notebook(reference_submission(path), nb_id, suite, reference, sandbox)
+        ref = grade_notebook(reference_submission(path), nb_id, suite, reference, sandbox, files=files)
         outcome = f"{ref.score:g}/{ref.max_score:g}"
         report.rows.append(("reference", nb_id, outcome))
         if ref.score != ref.max_score or len(ref.cells) != len(suite.notebooks[nb_id]):
@@ -63,7 +69,9 @@ def run_selfcheck(
             report.problems.append(f"reference {nb_id} scores {outcome}: " + "; ".join(failed[:5]))
         stub_path = release_dir / path.name
         if stub_path.exists():
-            stub = grade_notebook(nbformat.read(stub_path, as_version=4), nb_id, suite, reference, sandbox)
+            stub = grade_notebook(
+                nbformat.read(stub_path, as_version=4), nb_id, suite, reference, sandbox, files=files
+            )
             report.rows.append(("released stubs", nb_id, f"{stub.score:g}/{stub.max_score:g}"))
             if stub.score != 0:
                 report.problems.append(f"released stubs of {nb_id} score {stub.score:g}, expected 0")

@@ -104,10 +104,22 @@ class _Crashed(Exception):
 class StudentProcess:
     """Runs ``cells`` (plain code strings, in order) in a sandboxed worker and answers calls."""
 
-    def __init__(self, cells: list[str], functions: list[str], sandbox: Sandbox | None = None) -> None:
+    def __init__(
+        self,
+        cells: list[str],
+        functions: list[str],
+        sandbox: Sandbox | None = None,
+        files: dict[str, bytes] | None = None,
+    ) -> None:
         self.cells = list(cells)
         self.functions = list(functions)
         self.sandbox = sandbox or Sandbox()
+        # the assignment's data files (name -> content), beside the code in the scratch directory as
+        # they are beside the notebook in the student's JupyterLab; written read-only for every (re)start
+        self.files = dict(files or {})
+        for name in self.files:
+            if "/" in name or name.startswith(".") or name in ("worker.py", "codec.py"):
+                raise ValueError(f"not a data file name for the scratch directory: {name!r}")
         self.report = LoadReport()
         self._skip: set[int] = set()
         self._bad_functions: dict[str, str] = {}  # fn -> timeout | crashed
@@ -174,6 +186,8 @@ class StudentProcess:
         self._seen_hits = set()
         for name in ("worker.py", "codec.py"):
             write_file(self._scratch, name, (_HERE / name).read_bytes())
+        for name, data in self.files.items():
+            write_file(self._scratch, name, data, mode=0o444)
         argv = [sys.executable, "-E", "-s", "-B", self.sandbox.inside(self._scratch, "worker.py")]
         self._proc = self.sandbox.start(
             argv, self._scratch, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL

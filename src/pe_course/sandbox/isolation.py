@@ -338,12 +338,13 @@ def _can_drop_root() -> bool:
     return probe.returncode == 0
 
 
-def write_file(scratch: Path, name: str, data: bytes) -> None:
+def write_file(scratch: Path, name: str, data: bytes, mode: int = 0o644) -> None:
     """Create ``scratch/name`` for the sandboxed program without following anything it planted.
 
     The sandboxed program can create, replace and symlink names in its scratch directory at any time;
     the (possibly root) grader therefore never opens an existing name there: the old entry is removed
-    and the file is created with O_EXCL | O_NOFOLLOW.
+    and the file is created with O_EXCL | O_NOFOLLOW (with permissions ``mode``, e.g. 0o444 for data
+    the student's code only reads).
     """
     path = scratch / name
     if os.path.lexists(path):
@@ -351,9 +352,10 @@ def write_file(scratch: Path, name: str, data: bytes) -> None:
             _force_rmtree(path)
         else:
             path.unlink()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "wb") as f:
         f.write(data)
+        os.fchmod(f.fileno(), mode)  # not subject to the umask
 
 
 def read_file(scratch: Path, name: str, max_bytes: int) -> bytes | None:
