@@ -157,8 +157,9 @@ def graded_locally(_course_template, tmp_path_factory) -> CourseCopy:
     local = CourseCopy(root)
     for student, notebooks in CLASS.items():
         local.submit(student, notebooks)
-    summary = grade_round(local.course, jobs=2)
+    summary = grade_round(local.course, jobs=2, feedback=True)
     assert sorted(summary.graded) == sorted(CLASS) and not summary.failed
+    assert sorted(summary.feedback) == sorted(CLASS)
     return local
 
 
@@ -216,15 +217,33 @@ def _grade_cells(copy: CourseCopy) -> int:
         return sum(len(nb.grade_cells) for nb in gb.find_assignment("positional-encoding").notebooks)
 
 
+def _feedback_pages(copy: CourseCopy) -> dict[str, str]:
+    folder = copy.root / "feedback"
+    return {
+        str(p.relative_to(folder)): p.read_text(encoding="utf-8")
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
 def test_cluster_grades_exactly_as_local_workers(cluster, class_course, graded_locally):
     client = _connect(cluster, 2)
+    events = []
     try:
-        summary = grade_round(class_course.course, cluster=client)
+        summary = grade_round(
+            class_course.course, cluster=client, feedback=True, on_event=lambda k, s, _: events.append((k, s))
+        )
     finally:
         client.close()
     assert sorted(summary.graded) == sorted(CLASS) and not summary.failed
     assert class_course.scores() == graded_locally.scores()
     _same_cells(_autograded(class_course), _autograded(graded_locally))  # cell by cell, records too
+    # the feedback was made on the workers, each student's with their grades: the same pages as locally
+    assert sorted(summary.feedback) == sorted(CLASS) and summary.feedback_seconds == 0.0
+    for student in CLASS:
+        assert events.index(("feedback", student)) == events.index(("graded", student)) + 1
+    pages = _feedback_pages(class_course)
+    assert pages == _feedback_pages(graded_locally) and {p.split("/")[0] for p in pages} == set(CLASS)
     scores = class_course.scores()
     assert scores[("ani", "02_sinusoidal", "test_positional_encoding")] == 3
     assert scores[("budi", "01_embedding", "test_embed")] == 0
@@ -371,3 +390,24 @@ def test_a_worker_that_cannot_isolate_is_named_and_refuses_its_tasks(class_cours
             assert gb.find_assignment("positional-encoding").submissions == []
     finally:
         started.close()
+
+
+def test_a_student_with_manual_scores_gets_the_feedback_made_here_with_them(cluster, course_copy):
+    """A worker's pages come from its private gradebook, which has no manual scores: a student who
+    already has some (a re-grade after formgrader) gets pages made here, from the course gradebook."""
+    course_copy.submit("ani", {"01_embedding": reference_nb("01_embedding")})
+    page = course_copy.root / "feedback" / "ani" / "positional-encoding" / "01_embedding.html"
+    client = _connect(cluster, 2)
+    try:
+        first = grade_round(course_copy.course, cluster=client, feedback=True)
+        assert first.feedback == ["ani"] and first.feedback_seconds == 0.0  # made on a worker
+        assert "Score: 7.0 / 9.0" in " ".join(page.read_text(encoding="utf-8").split())
+        with course_copy.course.gradebook() as gb:  # the written answer graded in formgrader
+            grade = gb.find_grade("answer_untrained_positions", "01_embedding", "positional-encoding", "ani")
+            grade.manual_score = 1.5
+            gb.db.commit()
+        again = grade_round(course_copy.course, cluster=client, feedback=True, force=True)
+    finally:
+        client.close()
+    assert again.graded == ["ani"] and again.feedback == ["ani"] and again.feedback_seconds > 0
+    assert "Score: 8.5 / 9.0" in " ".join(page.read_text(encoding="utf-8").split())

@@ -59,6 +59,10 @@ class GradeOutcome:
     seconds: float = 0.0
     error: str = ""
     log: str = ""
+    feedback: bool = (
+        False  # the staging folder holds this student's feedback pages (made on a cluster worker)
+    )
+    feedback_error: str = ""  # why a worker could not make them
 
 
 @dataclass
@@ -317,8 +321,9 @@ def grade_round(
     merged stays merged. With ``feedback``, each student's feedback is generated as soon as their
     grades are merged, by the same workers ("feedback" event; failures in ``summary.feedback_failed``).
     With ``cluster`` (a ``distributed.Client``, see :mod:`pe_course.cluster`) the same per-student
-    tasks run on a Dask cluster instead of local processes; merging stays here either way, and so
-    does the feedback (after the round, on local workers). ``unisolated`` is the instructor's opt-in
+    tasks run on a Dask cluster instead of local processes; merging stays here either way, and each
+    worker sends its student's feedback pages with the grades (only a student with earlier manual
+    scores gets pages made here, after the round). ``unisolated`` is the instructor's opt-in
     (trusted code only): without it a worker where bubblewrap does not work refuses every student.
     """
     started = time.monotonic()
@@ -370,20 +375,23 @@ def grade_round(
                 if cluster is not None:
                     from .cluster import run_on_cluster
 
-                    run_on_cluster(cluster, writer, tasks, template, state, summary, notify)
+                    run_on_cluster(cluster, writer, tasks, template, state, summary, notify, feedback)
                 else:
                     _run_tasks(writer, tasks, jobs, executor_factory, state, summary, notify, feedback, owed)
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
         with contextlib.suppress(OSError):
             (course.state_dir / "work").rmdir()
-    if feedback and cluster is not None and (summary.graded or owed):
+    if feedback and cluster is not None and (set(summary.graded) - set(summary.feedback) or owed):
         started_feedback = time.monotonic()
 
         def feedback_done(student: str, ok: bool, error: str) -> None:
             _feedback_done(summary, notify, student, ok, error)
 
-        feedback_round(course, [*summary.graded, *owed], jobs, executor_factory, feedback_done)
+        # the workers made each student's pages with their grades; only the rest is made here (a
+        # student with manual scores from before, whose pages need them; a worker's failure; owed)
+        here = [s for s in summary.graded if s not in summary.feedback] + owed
+        feedback_round(course, here, jobs, executor_factory, feedback_done)
         summary.feedback_seconds = time.monotonic() - started_feedback
     for student in summary.skipped:  # graded before and unchanged: their records still speak
         reasons = attention_reasons(course, student)
@@ -525,19 +533,24 @@ def settle(writer: GradebookWriter, state: GradeState, summary: RoundSummary, no
         if reasons:
             summary.attention[outcome.student] = reasons
         notify("graded", outcome.student, summary)
+        if outcome.feedback:  # made on a cluster worker, moved into place with the grades
+            _feedback_done(summary, notify, outcome.student, True, "")
     return [outcome.student for outcome in merged]
 
 
 # --------------------------------------------------------------------------------------------
 # Feedback (read-only on the gradebook, so it runs in parallel safely)
 # --------------------------------------------------------------------------------------------
-def feedback_one(root: str, assignment: str, student: str) -> tuple[str, bool, str]:
+def feedback_one(
+    root: str, assignment: str, student: str, overrides: dict[str, object] | None = None
+) -> tuple[str, bool, str]:
     """nbgrader generate_feedback (forced: manual grades given since are included), then only the
-    pages the student should get are kept."""
+    pages the student should get are kept. ``overrides``: nbgrader settings (a worker's private
+    gradebook and autograded folder)."""
     _exit_if_stopping()
     course = Course(Path(root), assignment)
     try:
-        result = course.api().generate_feedback(assignment, student, force=True)
+        result = course.api(**(overrides or {})).generate_feedback(assignment, student, force=True)
         tidy(course, student)
     except Exception:  # noqa: BLE001
         return student, False, _last_lines(traceback.format_exc())

@@ -244,7 +244,11 @@ def cmd_grade(args) -> int:
             f"Merged here (the single gradebook writer): {summary.merge_seconds:.1f} s, "
             f"{summary.merge_seconds / len(summary.graded):.2f} s per student."
         )
-        console.print(f"Feedback here (after the cluster's round): {summary.feedback_seconds:.1f} s.")
+        if summary.feedback_seconds:
+            console.print(
+                f"Feedback made here for students with earlier manual scores: {summary.feedback_seconds:.1f} s "
+                "(everyone else's was made on the workers)."
+            )
     return 1 if summary.failed else 0
 
 

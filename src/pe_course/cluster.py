@@ -12,7 +12,8 @@ bubblewrap — never the course directory:
 - **Per student** the task carries that student's ``submitted/<student>/<assignment>/`` as a tar.
   The worker builds a private course directory around it and runs :func:`pe_course.batch.grade_one`
   — exactly the function the local worker processes run — and sends back a tar of the result: the
-  private gradebook and the autograded folder (notebooks and ``.grading.json`` records).
+  private gradebook, the autograded folder (notebooks and ``.grading.json`` records) and, when the
+  round makes feedback, the student's feedback pages made from that private gradebook.
 - **The client is the only writer**: it unpacks each result into its own staging directory and
   merges it with :func:`pe_course.batch.finish` as a local round does (one transaction per student,
   then the resumability state). A student is merged at most once per round, whatever the cluster
@@ -35,7 +36,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from .batch import GradeOutcome, GradeTask, RoundSummary, finish, grade_one, settle
+from .batch import GradeOutcome, GradeTask, RoundSummary, feedback_one, finish, grade_one, settle
 from .course import Course
 from .sandbox import groups
 from .writer import GradebookWriter
@@ -158,8 +159,10 @@ def run_on_cluster(
     state,
     summary: RoundSummary,
     notify,
+    feedback: bool = False,
 ) -> None:
-    """Grade ``tasks`` on the cluster; merge each result here (``writer``), once, as it arrives."""
+    """Grade ``tasks`` on the cluster; merge each result here (``writer``), once, as it arrives. With
+    ``feedback`` each worker also makes its student's feedback pages, moved into place with the grades."""
     from distributed import as_completed
 
     course = writer.course
@@ -188,6 +191,7 @@ def run_on_cluster(
             submission_archive(course, task.student),
             task.fingerprint,
             task.unisolated,
+            feedback,
             key=key,
             pure=False,
         )
@@ -319,6 +323,7 @@ def grade_remote(
     submission: bytes,
     fingerprint: str,
     unisolated: bool = False,
+    feedback: bool = False,
 ) -> RemoteResult:
     """One student on a Dask worker: :func:`pe_course.batch.grade_one` in a private course directory.
 
@@ -381,10 +386,25 @@ def grade_remote(
             )
             members = []
             if outcome.ok:
+                if feedback:  # from the private gradebook: the grades just given, as a local round's pages
+                    _, outcome.feedback, outcome.feedback_error = feedback_one(
+                        str(root),
+                        assignment,
+                        student,
+                        {
+                            "CourseDirectory.db_url": f"sqlite:///{staging / 'gradebook.db'}",
+                            "CourseDirectory.autograded_directory": str(staging / "autograded"),
+                        },
+                    )  # pages in root/feedback/<student>/<assignment>/, tidied as a local round's
                 members = [("gradebook.db", staging / "gradebook.db")]
-                autograded = staging / "autograded"
+                folders = [(staging, staging / "autograded")] + (
+                    [(root, root / "feedback")] if outcome.feedback else []
+                )
                 members += [
-                    (str(p.relative_to(staging)), p) for p in sorted(autograded.rglob("*")) if p.is_file()
+                    (str(p.relative_to(base)), p)
+                    for base, folder in folders
+                    for p in sorted(folder.rglob("*"))
+                    if p.is_file() and not p.is_symlink()
                 ]
             outcome.staging = ""
             outcome.seconds = time.monotonic() - started

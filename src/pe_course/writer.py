@@ -88,6 +88,7 @@ class Staged:
     outcome: Any  # a batch.GradeOutcome
     data: PrivateResult
     inserts: dict[str, list[dict]] = field(default_factory=dict)  # a new submission's rows, per table
+    manual: bool = False  # the course gradebook already had manual scores for this student
 
 
 class GradebookWriter:
@@ -119,11 +120,11 @@ class GradebookWriter:
         Raises when the result cannot be merged; the students staged before stay staged."""
         data = read_private(Path(outcome.staging) / "gradebook.db", self.course.assignment, outcome.student)
         try:
-            inserts = self._apply(outcome.student, data)
+            inserts, manual = self._apply(outcome.student, data)
         except BaseException:
             self._rebuild()  # the transaction may be unusable: start it again without this student
             raise
-        self.pending.append(Staged(outcome, data, inserts))
+        self.pending.append(Staged(outcome, data, inserts, manual))
 
     def commit(self) -> tuple[list, dict[str, str]]:
         """Commit the staged students and move their files into place: (merged outcomes, failed student -> why)."""
@@ -140,7 +141,7 @@ class GradebookWriter:
             merged = []
             for item in staged:
                 try:
-                    item.inserts = self._apply(item.outcome.student, item.data)
+                    item.inserts, item.manual = self._apply(item.outcome.student, item.data)
                     self._insert([item])
                     self.main.db.commit()
                     merged.append(item)
@@ -148,6 +149,8 @@ class GradebookWriter:
                     self.main.db.rollback()
                     failed[item.outcome.student] = f"could not write the gradebook: {exc}"
         for item in merged:
+            if item.manual:  # the worker's pages lack the manual scores given before: made again here
+                item.outcome.feedback = False
             self._move_files(item.outcome)
         return [item.outcome for item in merged], failed
 
@@ -155,7 +158,7 @@ class GradebookWriter:
     def _rebuild(self) -> None:
         self.main.db.rollback()
         for item in self.pending:
-            item.inserts = self._apply(item.outcome.student, item.data)
+            item.inserts, item.manual = self._apply(item.outcome.student, item.data)
 
     def _insert(self, staged: list[Staged]) -> None:
         """The new submissions' rows, one statement per table for the whole batch (parents first)."""
@@ -167,9 +170,10 @@ class GradebookWriter:
             if rows:
                 self.main.db.execute(model.__table__.insert(), rows)
 
-    def _apply(self, student: str, data: PrivateResult) -> dict[str, list[dict]]:
+    def _apply(self, student: str, data: PrivateResult) -> tuple[dict[str, list[dict]], bool]:
         """Stage one student: update an existing submission in the session, or return the rows of a
-        new one (inserted by :meth:`_insert` with the batch)."""
+        new one (inserted by :meth:`_insert` with the batch); and whether the course gradebook already
+        had manual scores for the student."""
         from nbgrader.api import BaseCell, Comment, Grade, Notebook, Student, SubmittedAssignment
         from nbgrader.api import SubmittedNotebook as SubNb
         from sqlalchemy import update
@@ -188,7 +192,7 @@ class GradebookWriter:
                 .one_or_none()
             )
             if sub is None:  # the usual case: created with its values, inserted at the commit
-                return self._new_submission(student, data)
+                return self._new_submission(student, data), False
             sub.timestamp = data.timestamp
             penalties = [
                 {"id": nb_id, "late_submission_penalty": data.penalties[name]}
@@ -199,6 +203,7 @@ class GradebookWriter:
             ]
             grades: list[dict] = []
             comments: list[dict] = []
+            manual = False
             seen: set[tuple[str, tuple[str, str]]] = set()
             for model, values, out in ((Grade, data.grades, grades), (Comment, data.comments, comments)):
                 rows = (
@@ -219,6 +224,7 @@ class GradebookWriter:
                         continue
                     seen.add((model.__name__, key))
                     if model is Grade:
+                        manual = manual or row[3] is not None
                         score = values[key]
                         # as SaveAutoGrades: a manual score given earlier still needs a look
                         out.append(
@@ -237,7 +243,7 @@ class GradebookWriter:
             for model, params in ((SubNb, penalties), (Grade, grades), (Comment, comments)):
                 if params:
                     db.execute(update(model), params)  # bulk UPDATE by primary key
-        return {}
+        return {}, manual
 
     def _new_submission(self, student: str, data: PrivateResult) -> dict[str, list[dict]]:
         """The rows of a new submission: every notebook, grade and comment of the assignment, as
@@ -327,3 +333,14 @@ class GradebookWriter:
             target.rename(old)
         (Path(outcome.staging) / "autograded" / outcome.student / course.assignment).rename(target)
         shutil.rmtree(old, ignore_errors=True)
+        pages = Path(outcome.staging) / "feedback" / outcome.student / course.assignment
+        if outcome.feedback and pages.is_dir():
+            target = course.feedback / outcome.student / course.assignment
+            target.parent.mkdir(parents=True, exist_ok=True)
+            old = target.with_name(f".{course.assignment}.old-{uuid.uuid4().hex[:8]}")
+            if target.exists():
+                target.rename(old)
+            pages.rename(target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            outcome.feedback = False
