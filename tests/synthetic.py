@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import warnings
 from pathlib import Path
+
+from sqlalchemy.exc import SAWarning
 
 from pe_course.batch import GradeOutcome, build_template
 from pe_course.course import Course
@@ -22,7 +25,8 @@ PROTOTYPE = "s000000"
 def prototype(course: Course, work: Path) -> Path:
     """A private gradebook as a worker sends it back: the submission of PROTOTYPE, every cell scored."""
     db = build_template(course, work / "prototype.db")
-    with course.gradebook(f"sqlite:///{db}") as gb:
+    with warnings.catch_warnings(), course.gradebook(f"sqlite:///{db}") as gb:
+        warnings.simplefilter("ignore", SAWarning)  # nbgrader's own API trips SQLAlchemy's autoflush warning
         gb.update_or_create_student(PROTOTYPE, first_name="Sintetis", last_name="Mahasiswa")
         sub = gb.update_or_create_submission(course.assignment, PROTOTYPE, timestamp="2026-12-01 10:00:00")
         for nb in sub.notebooks:
