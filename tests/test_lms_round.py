@@ -104,6 +104,10 @@ def test_canvas_round_ends_with_a_gradebook_import_and_a_comments_zip(course_cop
     )
     assert "Wijaya, Hadi (Canvas ID 1008): no student of the gradebook; left empty" in out
     assert "2306002: late per Canvas" in out and "Canvas's own late policy applies" in out
+    from pe_course.report.collect import collect
+
+    late = {i.student: i.detail for i in collect(course_copy.course).issues if i.kind == "late"}
+    assert list(late) == ["2306002"] and late["2306002"].startswith("marked late by Canvas")
     names = zipfile.ZipFile(folder / "canvas-feedback.zip").namelist()
     users = {[p for p in n.split("_") if re.fullmatch(r"\d+", p)][0] for n in names}
     assert users == {"1001", "1002", "1006"}

@@ -239,6 +239,7 @@ def collect(course: Course) -> ReportData:
         no_submission = sorted(s.id for s in gb.students if s.id not in submitted_ids)
 
     students.sort(key=lambda s: s.student)
+    _lms_lateness(course, students)
     hints = _hints(course)
     checks: dict[tuple[str, str, str], CheckStat] = {}
     diagnosed: dict[tuple[str, str], set[str]] = {}
@@ -265,6 +266,30 @@ def collect(course: Course) -> ReportData:
         no_submission=no_submission,
         not_graded=not_graded,
     )
+
+
+def _lms_lateness(course: Course, students: list[StudentReport]) -> None:
+    """Students the LMS marked late without a submission time (Canvas's ``_LATE``): nbgrader applied no
+    penalty, so the report says so (the LMS's own late policy applies to the imported grade)."""
+    from ..lms.identities import load
+
+    try:
+        identities = load(course.root, course.assignment)
+    except ValueError:
+        return  # unreadable: pe-course export and the intake say so
+    for report in students:
+        rec = identities.get(report.student)
+        if rec is None or not rec.late or rec.time or any(i.kind == "late" for i in report.issues):
+            continue
+        report.issues.append(
+            Issue(
+                report.student,
+                "",
+                "late",
+                f"marked late by {rec.lms.capitalize()} ({rec.time_source or 'its own flag'}); no submission "
+                f"time, so no nbgrader penalty: {rec.lms.capitalize()}'s own late policy applies",
+            )
+        )
 
 
 def _submitted_students(course: Course) -> list[str]:
