@@ -325,22 +325,23 @@ class GradebookWriter:
 
     # -- after the commit -------------------------------------------------------------------------
     def _move_files(self, outcome) -> None:
-        course = self.course
-        target = course.autograded / outcome.student / course.assignment
-        target.parent.mkdir(parents=True, exist_ok=True)
-        old = target.with_name(f".{course.assignment}.old-{uuid.uuid4().hex[:8]}")
-        if target.exists():
-            target.rename(old)
-        (Path(outcome.staging) / "autograded" / outcome.student / course.assignment).rename(target)
-        shutil.rmtree(old, ignore_errors=True)
-        pages = Path(outcome.staging) / "feedback" / outcome.student / course.assignment
+        course, staging = self.course, Path(outcome.staging)
+        _replace(
+            staging / "autograded" / outcome.student / course.assignment, course.autograded / outcome.student
+        )
+        pages = staging / "feedback" / outcome.student / course.assignment
         if outcome.feedback and pages.is_dir():
-            target = course.feedback / outcome.student / course.assignment
-            target.parent.mkdir(parents=True, exist_ok=True)
-            old = target.with_name(f".{course.assignment}.old-{uuid.uuid4().hex[:8]}")
-            if target.exists():
-                target.rename(old)
-            pages.rename(target)
-            shutil.rmtree(old, ignore_errors=True)
+            _replace(pages, course.feedback / outcome.student)
         else:
             outcome.feedback = False
+
+
+def _replace(folder: Path, parent: Path) -> None:
+    """Move ``folder`` to ``parent/<its name>``, replacing what was there (never half of each)."""
+    target = parent / folder.name
+    parent.mkdir(parents=True, exist_ok=True)
+    old = target.with_name(f".{folder.name}.old-{uuid.uuid4().hex[:8]}")
+    if target.exists():
+        target.rename(old)
+    folder.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
