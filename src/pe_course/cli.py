@@ -72,7 +72,7 @@ def cmd_build(args) -> int:
     from .selfcheck import run_selfcheck
 
     course = Course.here(args.course)
-    line = _isolation_line(course, False, trusted="reference solutions, stubs and misconceptions")
+    line = _isolation_line(False, trusted="reference solutions, stubs and misconceptions")
     assert line is not None  # the project's own code may run without bubblewrap
     console.print(line)
     sandbox = Sandbox(unisolated=True)  # bubblewrap when it works (the line above says which)
@@ -164,17 +164,18 @@ def run_grading(
     return summary, summary.feedback_failed
 
 
-def _isolation_line(course: Course, unisolated: bool, trusted: str = "") -> str | None:
+def _isolation_line(unisolated: bool, trusted: str = "") -> str | None:
     """Fail closed: the sandbox's isolation line, or None after printing the one line that refuses.
 
+    ``unisolated`` is the instructor's opt-in (the flag or ``c.Isolation.required = False``, see
+    :func:`_opted_in`).
     ``trusted`` names the project's own code a command runs (demo, build): it may then run without
     bubblewrap, and the line says so first."""
     from .sandbox import Sandbox
-    from .sandbox.policy import IsolationUnavailable, unisolated_allowed
+    from .sandbox.policy import IsolationUnavailable
 
-    allowed = bool(trusted) or unisolated or unisolated_allowed(course.config())
     try:
-        sandbox = Sandbox(unisolated=allowed)
+        sandbox = Sandbox(unisolated=bool(trusted) or unisolated)
     except IsolationUnavailable as exc:
         console.print(f"[red]{escape(str(exc))}[/]", soft_wrap=True)
         return None
@@ -187,8 +188,8 @@ def _isolation_line(course: Course, unisolated: bool, trusted: str = "") -> str 
 def cmd_grade(args) -> int:
     course = Course.here(args.course)
     unisolated = args.unisolated or _opted_in(course)
-    isolation = None if args.scheduler else _isolation_line(course, unisolated)
-    if isolation is None and not args.scheduler:
+    isolation = "" if args.scheduler else _isolation_line(unisolated)  # workers say theirs below
+    if isolation is None:
         return 2  # before anything is written: no gradebook entry, no moved submission
     if not _assignment_ready(args, course):
         return 2
@@ -263,7 +264,7 @@ def cmd_demo(args) -> int:
 
     started = time.monotonic()
     repo = Course.here(args.course) if args.course else Course.here(_repo_guess())
-    line = _isolation_line(repo, False, trusted="synthetic students")
+    line = _isolation_line(False, trusted="synthetic students")
     assert line is not None  # the project's own code may run without bubblewrap
     console.print(line)  # the first line: whether the demo's students run isolated
     out = Path(args.out).resolve() if args.out else Path(tempfile.mkdtemp(prefix="pe-course-demo-"))
