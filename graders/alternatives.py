@@ -359,3 +359,87 @@ COMPOUND = [
     ("rope_scores", scores_rotate_half, "rope-rotate-half"),
     ("shift_encoding", shift_transposed, "rotation-transposed"),
 ]
+
+
+# -- one realistic slip each, in otherwise correct code: exactly the clauses in the set are charged --
+def embed_boundary_off_by_one(ids, tok_table, pos_table):
+    """``>=`` for ``>``: refuses T = block_size."""
+    ids = np.asarray(ids, dtype=int)
+    if len(ids) >= len(pos_table):
+        raise ValueError("T melebihi block_size")
+    return tok_table[ids] + pos_table[: len(ids)]
+
+
+def embed_list_ids_unhandled(ids, tok_table, pos_table):
+    """Reads ``ids.shape``: a Python list has none."""
+    T = ids.shape[0]
+    if pos_table.shape[0] < T:
+        raise ValueError("T melebihi block_size")
+    return tok_table[ids] + pos_table[:T]
+
+
+def embed_empty_ids_as_float(ids, tok_table, pos_table):
+    """``np.array(ids)`` without a dtype: ``[]`` becomes a float array that cannot index."""
+    ids = np.array(ids)
+    if len(ids) > len(pos_table):
+        raise ValueError("T melebihi block_size")
+    return tok_table[ids] + pos_table[: len(ids)]
+
+
+def embed_int_tables_overflow(ids, tok_table, pos_table):
+    """Writes into an output of the tables' dtype: int tables get the wrong values when mixed."""
+    ids = np.asarray(ids, dtype=int)
+    if len(ids) > len(pos_table):
+        raise ValueError("T melebihi block_size")
+    out = np.empty((len(ids), tok_table.shape[1]), dtype=tok_table.dtype)
+    out[:] = tok_table[ids]
+    out += pos_table[: len(ids)].astype(tok_table.dtype)
+    return out
+
+
+def one_hot_empty_ids_as_float(ids, vocab_size):
+    ids = np.array(ids)
+    out = np.zeros((len(ids), vocab_size))
+    out[np.arange(len(ids)), ids] = 1.0
+    return out
+
+
+def backward_returns_lists(ids, grad_h, vocab_size, block_size):
+    """Right values, returned as nested lists."""
+    grad_tok, grad_pos = backward_onehot(ids, grad_h, vocab_size, block_size)
+    return grad_tok.tolist(), grad_pos.tolist()
+
+
+def backward_bincount_without_minlength(ids, grad_h, vocab_size, block_size):
+    """``np.bincount`` per column without ``minlength``: only as many rows as the largest id + 1."""
+    ids = np.asarray(ids, dtype=int)
+    grad_h = np.asarray(grad_h, dtype=float)
+    d = grad_h.shape[1]
+    grad_tok = np.stack([np.bincount(ids, weights=grad_h[:, j]) for j in range(d)], axis=1)
+    grad_pos = np.zeros((block_size, d))
+    grad_pos[: len(ids)] = grad_h
+    return grad_tok, grad_pos
+
+
+def backward_block_size_full_unhandled(ids, grad_h, vocab_size, block_size):
+    """Pads grad_pos with ``block_size - T`` rows through a slice that breaks for T = block_size."""
+    ids = np.asarray(ids, dtype=int)
+    grad_h = np.asarray(grad_h, dtype=float)
+    d = grad_h.shape[1]
+    grad_tok = np.zeros((vocab_size, d))
+    np.add.at(grad_tok, ids, grad_h)
+    if len(ids) == block_size:
+        raise IndexError("tidak ada baris nol yang tersisa")
+    return grad_tok, np.vstack([grad_h, np.zeros((block_size - len(ids), d))])
+
+
+FLAWED = [
+    ("embed", embed_boundary_off_by_one, {"K4"}),
+    ("embed", embed_list_ids_unhandled, {"K2"}),
+    ("embed", embed_empty_ids_as_float, {"K3"}),
+    ("embed", embed_int_tables_overflow, {"K2"}),
+    ("one_hot", one_hot_empty_ids_as_float, {"K3"}),
+    ("embed_backward", backward_returns_lists, {"K2"}),
+    ("embed_backward", backward_bincount_without_minlength, {"K2"}),
+    ("embed_backward", backward_block_size_full_unhandled, {"K3"}),
+]

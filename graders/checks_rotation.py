@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.checks import CheckFailed, Grader, assert_close, brief, builds_on, check, require_shape
+from pe_course.checks import CheckFailed, Grader, as_array, assert_close, brief, builds_on, check
 
 from . import strategies as s
 from .cases import cases
@@ -16,7 +16,6 @@ NOTEBOOK = "03_rotation"
 @check(
     "rotation_matrix",
     "contoh-bab",
-    points=0.25,
     clause="K1",
     title="Contoh dari bab: theta = 0.3, pi/2 dan sudut cek rotasi (pos = 1, k = 2)",
 )
@@ -28,7 +27,6 @@ def rotation_chapter(g: Grader) -> None:
 @check(
     "rotation_matrix",
     "acak",
-    points=0.25,
     clause="K1",
     title="Sudut acak dibandingkan dengan solusi referensi",
 )
@@ -39,14 +37,13 @@ def rotation_random(g: Grader) -> None:
 @check(
     "rotation_matrix",
     "ortogonal",
-    points=0.25,
     clause="K1",
     title="M(theta) ortogonal: M Mᵀ = I dan det M = 1",
 )
 def rotation_orthogonal(g: Grader) -> None:
     def body(theta) -> None:
         shown = f"rotation_matrix({theta:.6g})"
-        m = require_shape(g.call("rotation_matrix", theta), (2, 2), f"keluaran `{shown}`")
+        m = as_array(g.call("rotation_matrix", theta), (2, 2), f"keluaran `{shown}`")
         assert_close(m @ m.T, np.eye(2), "M @ M.T (harus matriks identitas)", inputs=shown)
         assert_close(np.linalg.det(m), 1.0, "determinan M", inputs=shown)
 
@@ -58,7 +55,6 @@ def rotation_orthogonal(g: Grader) -> None:
 @check(
     "rotation_matrix",
     "memutar-sin-cos",
-    points=0.25,
     clause="K1",
     title="M(theta) memetakan (sin a, cos a) ke (sin(a + theta), cos(a + theta))",
 )
@@ -66,7 +62,7 @@ def rotation_turns_pair(g: Grader) -> None:
     def body(example) -> None:
         a, theta = example
         shown = f"rotation_matrix({theta:.6g})"
-        m = require_shape(g.call("rotation_matrix", theta), (2, 2), f"keluaran `{shown}`")
+        m = as_array(g.call("rotation_matrix", theta), (2, 2), f"keluaran `{shown}`")
         assert_close(
             m @ np.array([np.sin(a), np.cos(a)]),
             np.array([np.sin(a + theta), np.cos(a + theta)]),
@@ -100,7 +96,6 @@ def shift_from_rotations(rotation_matrix, pe, k, base=10000.0):
 @check(
     "shift_encoding",
     "contoh-bab",
-    points=0.75,
     clause="K1",
     title="Contoh dari bab: [sin 1, cos 1] digeser 2, PE(1) digeser 2, PE[0:5] digeser 3, k negatif",
 )
@@ -112,7 +107,6 @@ def shift_chapter(g: Grader) -> None:
 @check(
     "shift_encoding",
     "acak",
-    points=0.75,
     clause="K2",
     title="Baris acak (d,) dan (T, d), k acak (termasuk negatif) dan base acak dibandingkan dengan referensi",
 )
@@ -123,7 +117,6 @@ def shift_random(g: Grader) -> None:
 @check(
     "shift_encoding",
     "k-nol-dan-negatif",
-    points=0.25,
     clause="K3",
     title="k = 0 mengembalikan input; k negatif menggeser mundur; satu baris (d,) dan d_model = 2",
 )
@@ -134,7 +127,7 @@ def shift_edges(g: Grader) -> None:
     g.expect("shift_encoding", np.array([[0.6, 0.8], [-1.0, 0.0]]), 5)
 
 
-@check("shift_encoding", "d-ganjil", points=0.25, clause="K4", title="ValueError untuk d_model ganjil")
+@check("shift_encoding", "d-ganjil", clause="K4", title="ValueError untuk d_model ganjil")
 def shift_odd(g: Grader) -> None:
     g.expect_raises("shift_encoding", "ValueError", np.zeros(5), 1)
     g.expect_raises("shift_encoding", "ValueError", np.ones((3, 7)), 2)
@@ -143,7 +136,6 @@ def shift_odd(g: Grader) -> None:
 @check(
     "shift_encoding",
     "sama-dengan-pe-tergeser",
-    points=0.5,
     clause="K1",
     title="shift_encoding(PE(p), k) = PE(p + k) untuk tabel PE, termasuk k negatif dan k = 500",
 )
@@ -171,13 +163,13 @@ def shift_matches_pe(g: Grader) -> None:
     g.for_all(s.pe_shift_inputs, 20, body)
 
 
-@check("shift_encoding", "menjaga-norma", points=0.25, clause="K1", title="Rotasi menjaga norma tiap baris")
+@check("shift_encoding", "menjaga-norma", clause="K1", title="Rotasi menjaga norma tiap baris")
 def shift_keeps_norm(g: Grader) -> None:
     def body(example) -> None:
         pe, k, base = example
         kwargs = s.base_kwargs(base)
         shown = f"shift_encoding({brief(pe)}, {k}" + (f", base={base:g})" if kwargs else ")")
-        out = require_shape(g.call("shift_encoding", pe, k, **kwargs), pe.shape, f"keluaran `{shown}`")
+        out = as_array(g.call("shift_encoding", pe, k, **kwargs), pe.shape, f"keluaran `{shown}`")
         assert_close(
             np.atleast_1d(np.linalg.norm(out, axis=-1)),
             np.atleast_1d(np.linalg.norm(pe, axis=-1)),
@@ -188,15 +180,13 @@ def shift_keeps_norm(g: Grader) -> None:
     g.for_all(s.shift_inputs, 15, body)
 
 
-@check(
-    "shift_encoding", "bisa-dibalik", points=0.25, clause="K3", title="Menggeser k lalu -k kembali ke input"
-)
+@check("shift_encoding", "bisa-dibalik", clause="K3", title="Menggeser k lalu -k kembali ke input")
 def shift_inverse(g: Grader) -> None:
     def body(example) -> None:
         pe, k, base = example
         kwargs = s.base_kwargs(base)
         shown = f"shift_encoding(shift_encoding({brief(pe)}, {k}), {-k})"
-        there = require_shape(g.call("shift_encoding", pe, k, **kwargs), pe.shape, f"keluaran `{shown}`")
+        there = as_array(g.call("shift_encoding", pe, k, **kwargs), pe.shape, f"keluaran `{shown}`")
         back = g.call("shift_encoding", there, -k, **kwargs)
         assert_close(back, pe, "keluaran (harus kembali ke pe)", atol=1e-7, inputs=shown)
 
@@ -207,7 +197,6 @@ def shift_inverse(g: Grader) -> None:
 @check(
     "apply_rope",
     "contoh-bab",
-    points=0.75,
     clause="K1",
     title="Contoh dari bab: x = [[1, 0], [1, 0], [0, 1]], positions = [3], d = 4 dengan posisi 5",
 )
@@ -219,7 +208,6 @@ def rope_chapter(g: Grader) -> None:
 @check(
     "apply_rope",
     "acak",
-    points=0.75,
     clause="K2",
     title="x, positions (bawaan, list atau array; negatif atau pecahan) dan base acak dibandingkan dengan referensi",
 )
@@ -234,7 +222,7 @@ def rope_random(g: Grader) -> None:
     g.for_all(s.rope_inputs, 20, body)
 
 
-@check("apply_rope", "d-ganjil", points=0.25, clause="K3", title="ValueError untuk d ganjil")
+@check("apply_rope", "d-ganjil", clause="K3", title="ValueError untuk d ganjil")
 def rope_odd(g: Grader) -> None:
     g.expect_raises("apply_rope", "ValueError", np.ones((2, 3)))
     g.expect_raises("apply_rope", "ValueError", np.ones((1, 5)), positions=[2])
@@ -243,7 +231,6 @@ def rope_odd(g: Grader) -> None:
 @check(
     "apply_rope",
     "posisi",
-    points=0.25,
     clause="K2",
     title="T = 1, posisi -7 dan 0.5, positions eksplisit [0, 1, 2] sama dengan bawaan",
 )
@@ -253,7 +240,7 @@ def rope_positions(g: Grader) -> None:
     g.expect("apply_rope", x, positions=[-7])
     g.expect("apply_rope", x, positions=np.array([0.5]))
     x = np.arange(12, dtype=float).reshape(3, 4) - 5
-    default = require_shape(g.call("apply_rope", x), (3, 4), "keluaran `apply_rope(x)` untuk x (3, 4)")
+    default = as_array(g.call("apply_rope", x), (3, 4), "keluaran `apply_rope(x)` untuk x (3, 4)")
     assert_close(
         g.call("apply_rope", x, positions=[0, 1, 2]),
         default,
@@ -265,7 +252,6 @@ def rope_positions(g: Grader) -> None:
 @check(
     "apply_rope",
     "menjaga-norma",
-    points=0.5,
     clause="K1",
     title="Rotasi menjaga norma tiap baris, posisi 0 tidak diputar, posisi -p membatalkan posisi p",
 )
@@ -275,7 +261,7 @@ def rope_norms(g: Grader) -> None:
         pos = np.arange(x.shape[0], dtype=float) if positions is None else np.asarray(positions, dtype=float)
         kwargs = s.base_kwargs(base)
         shown = f"apply_rope({brief(x)}, {brief(pos)}" + (f", base={base:g})" if kwargs else ")")
-        out = require_shape(g.call("apply_rope", x, pos, **kwargs), x.shape, f"keluaran `{shown}`")
+        out = as_array(g.call("apply_rope", x, pos, **kwargs), x.shape, f"keluaran `{shown}`")
         assert_close(
             np.linalg.norm(out, axis=1),
             np.linalg.norm(x, axis=1),
@@ -297,7 +283,6 @@ def rope_norms(g: Grader) -> None:
 @check(
     "apply_rope",
     "hanya-posisi-relatif",
-    points=0.5,
     clause="K1",
     title="Menggeser semua posisi q dan k dengan konstanta c tidak mengubah skor q·k setelah RoPE",
 )
@@ -309,12 +294,12 @@ def rope_relative(g: Grader) -> None:
             f"apply_rope(q, {brief(pos_q)}) dan apply_rope(k, {brief(pos_k)}), lalu posisi + {c}; "
             f"q = {brief(q)}, k = {brief(k)}" + (f", base={base:g}" if kw else "")
         )
-        rq = require_shape(g.call("apply_rope", q, pos_q, **kw), q.shape, "keluaran `apply_rope(q, pos_q)`")
-        rk = require_shape(g.call("apply_rope", k, pos_k, **kw), k.shape, "keluaran `apply_rope(k, pos_k)`")
-        rq_c = require_shape(
+        rq = as_array(g.call("apply_rope", q, pos_q, **kw), q.shape, "keluaran `apply_rope(q, pos_q)`")
+        rk = as_array(g.call("apply_rope", k, pos_k, **kw), k.shape, "keluaran `apply_rope(k, pos_k)`")
+        rq_c = as_array(
             g.call("apply_rope", q, pos_q + c, **kw), q.shape, "keluaran `apply_rope(q, pos_q + c)`"
         )
-        rk_c = require_shape(
+        rk_c = as_array(
             g.call("apply_rope", k, pos_k + c, **kw), k.shape, "keluaran `apply_rope(k, pos_k + c)`"
         )
         assert_close(
@@ -343,7 +328,6 @@ def scores_from_rope(apply_rope, q, k, base=10000.0):
 @check(
     "rope_scores",
     "contoh-bab",
-    points=0.5,
     clause="K1",
     title="Contoh dari bab: q = k = [[1, 0]] * 3 (S = cos(m - n)) dan Tq = 2, Tk = 5",
 )
@@ -355,7 +339,6 @@ def scores_chapter(g: Grader) -> None:
 @check(
     "rope_scores",
     "acak",
-    points=0.5,
     clause="K2",
     title="q, k (Tq ≠ Tk) dan base acak dibandingkan dengan referensi",
 )
@@ -370,7 +353,6 @@ def scores_random(g: Grader) -> None:
 @check(
     "rope_scores",
     "toeplitz",
-    points=0.5,
     clause="K1",
     title="Isi sama di semua posisi: skor konstan sepanjang diagonal dan S[0, 0] = q · k",
 )
@@ -381,7 +363,7 @@ def scores_toeplitz(g: Grader) -> None:
         shown = f"rope_scores(q = {tq} salinan {brief(v)}, k = {tk} salinan {brief(w)}" + (
             f", base={base:g})" if kw else ")"
         )
-        scores = require_shape(
+        scores = as_array(
             g.call("rope_scores", np.tile(v, (tq, 1)), np.tile(w, (tk, 1)), **kw),
             (tq, tk),
             f"keluaran `{shown}`",
@@ -406,7 +388,6 @@ def scores_toeplitz(g: Grader) -> None:
 @check(
     "rope_scores",
     "hanya-offset",
-    points=0.5,
     clause="K1",
     title="S[m, n] = q · R(n - m) k: skor hanya ditentukan oleh offset relatif n - m",
 )
@@ -414,7 +395,7 @@ def scores_offset(g: Grader) -> None:
     def body(example) -> None:
         v, w, tq, tk, base = example
         shown = f"rope_scores(q = {tq} salinan {brief(v)}, k = {tk} salinan {brief(w)}, base={base:g})"
-        scores = require_shape(
+        scores = as_array(
             g.call("rope_scores", np.tile(v, (tq, 1)), np.tile(w, (tk, 1)), **s.base_kwargs(base)),
             (tq, tk),
             f"keluaran `{shown}`",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.checks import CheckFailed, Grader, assert_close, brief, check, require_shape
+from pe_course.checks import CheckFailed, Grader, as_array, assert_close, brief, check
 
 from . import strategies as s
 from .cases import cases
@@ -16,7 +16,6 @@ NOTEBOOK = "04_similarity"
 @check(
     "position_similarity",
     "contoh-bab",
-    points=0.5,
     clause="K1",
     title="Contoh dari bab: pe = [[1, 0], [0, 1], [1, 1]] dengan pos = 0 dan pos = 2, baris diskalakan",
 )
@@ -28,7 +27,6 @@ def similarity_chapter(g: Grader) -> None:
 @check(
     "position_similarity",
     "acak",
-    points=0.5,
     clause="K2",
     title="Tabel apa pun (bukan hanya PE) dan pos acak dibandingkan dengan solusi referensi",
 )
@@ -39,7 +37,6 @@ def similarity_random(g: Grader) -> None:
 @check(
     "position_similarity",
     "diri-sendiri-dan-rentang",
-    points=0.5,
     clause="K1",
     title="sim[pos] = 1, semua nilai di [-1, 1], dan sim(p, q) = sim(q, p)",
 )
@@ -48,7 +45,7 @@ def similarity_properties(g: Grader) -> None:
         pe, pos = example
         length = pe.shape[0]
         shown = f"position_similarity({brief(pe)}, {pos})"
-        sim = require_shape(g.call("position_similarity", pe, pos), (length,), f"keluaran `{shown}`")
+        sim = as_array(g.call("position_similarity", pe, pos), (length,), f"keluaran `{shown}`")
         assert_close(
             sim[pos], 1.0, f"elemen ke-{pos} (kemiripan posisi dengan dirinya sendiri)", inputs=shown
         )
@@ -59,7 +56,7 @@ def similarity_properties(g: Grader) -> None:
                 input=shown,
             )
         other = (pos + 1) % length
-        sim_other = require_shape(
+        sim_other = as_array(
             g.call("position_similarity", pe, other),
             (length,),
             f"keluaran `position_similarity` untuk pos = {other}",
@@ -77,7 +74,6 @@ def similarity_properties(g: Grader) -> None:
 @check(
     "position_similarity",
     "tabel-pe-sinusoidal",
-    points=0.5,
     clause="K1",
     title="Untuk tabel PE sinusoidal: sim(p, j) = Σ_i cos(omega_i (j - p)) / (d_model / 2)",
 )
@@ -85,7 +81,7 @@ def similarity_sinusoidal(g: Grader) -> None:
     for length, d_model, base, pos in [(50, 32, 10000.0, 10), (30, 12, 100.0, 7), (20, 6, 10000.0, 19)]:
         pe = g.ref("positional_encoding", length, d_model, base)
         what = f"position_similarity(PE, {pos}) untuk tabel PE ({length}, {d_model}), base = {base:g}"
-        sim = require_shape(g.call("position_similarity", pe, pos), (length,), f"keluaran `{what}`")
+        sim = as_array(g.call("position_similarity", pe, pos), (length,), f"keluaran `{what}`")
         expected = g.ref("offset_similarity", np.arange(length) - pos, d_model, base) / (d_model / 2)
         assert_close(sim, expected, "keluaran", atol=1e-7, inputs=what)
 
@@ -98,7 +94,6 @@ def _is_array_offset(offset) -> bool:
 @check(
     "offset_similarity",
     "contoh-bab",
-    points=0.5,
     clause="K1",
     title="Contoh dari bab: offset 0 (d_model = 8), offset 1 (d_model = 2), base = 100, offset array",
 )
@@ -113,7 +108,6 @@ def offset_chapter(g: Grader) -> None:
 @check(
     "offset_similarity",
     "acak",
-    points=0.5,
     clause="K1",
     title="Offset skalar, array 1-D dan 2-D, d_model dan base acak dibandingkan dengan referensi",
 )
@@ -128,15 +122,14 @@ def offset_random(g: Grader) -> None:
 @check(
     "offset_similarity",
     "bentuk-array",
-    points=0.25,
     clause="K3",
     title="Offset array (1-D, 2-D) menghasilkan array berbentuk sama; f(-k) = f(k)",
 )
 def offset_shapes(g: Grader) -> None:
     offsets = np.arange(-6, 6).reshape(3, 4)
     shown = "offset_similarity(np.arange(-6, 6).reshape(3, 4), 16, base=500.0)"
-    table = require_shape(g.call("offset_similarity", offsets, 16, base=500.0), (3, 4), f"keluaran `{shown}`")
-    singles = require_shape(
+    table = as_array(g.call("offset_similarity", offsets, 16, base=500.0), (3, 4), f"keluaran `{shown}`")
+    singles = as_array(
         g.call("offset_similarity", offsets.ravel(), 16, base=500.0),
         (12,),
         "keluaran `offset_similarity` untuk offset yang sama sebagai array 1-D (12,)",
@@ -150,9 +143,7 @@ def offset_shapes(g: Grader) -> None:
     )
     ks = np.arange(0, 40, 3)
     shown = "offset_similarity(np.arange(0, 40, 3), 16) dan offset_similarity(-np.arange(0, 40, 3), 16)"
-    forward = require_shape(
-        g.call("offset_similarity", ks, 16), ks.shape, "keluaran `offset_similarity(k, 16)`"
-    )
+    forward = as_array(g.call("offset_similarity", ks, 16), ks.shape, "keluaran `offset_similarity(k, 16)`")
     backward = g.call("offset_similarity", -ks, 16)
     assert_close(
         backward,
@@ -166,7 +157,6 @@ def offset_shapes(g: Grader) -> None:
 @check(
     "offset_similarity",
     "skalar-float",
-    points=0.25,
     clause="K2",
     title="Offset skalar (int atau float, boleh negatif) menghasilkan float Python",
 )
@@ -193,7 +183,6 @@ def offset_scalar(g: Grader) -> None:
 @check(
     "offset_similarity",
     "titik-pe",
-    points=0.5,
     clause="K1",
     title="Sama dengan PE(p)·PE(p + k) dari tabel PE sinusoidal, untuk p berapa pun",
 )
@@ -203,7 +192,7 @@ def offset_matches_dot(g: Grader) -> None:
         pe = g.ref("positional_encoding", length, d_model, base)
         p = np.arange(length)
         shown = f"offset_similarity(p - q untuk p, q < {length}, {d_model}, base={base:g})"
-        gram = require_shape(
+        gram = as_array(
             g.call("offset_similarity", p[:, None] - p[None, :], d_model, **s.base_kwargs(base)),
             (length, length),
             f"keluaran `{shown}`",
@@ -234,7 +223,6 @@ def _near_overflow_inputs() -> list[np.ndarray]:
 @check(
     "self_attention",
     "contoh-bab",
-    points=0.75,
     clause="K1",
     title="Contoh dari bab: x = [[1, 0], [0, 1]] dan x berbentuk (4, 3)",
 )
@@ -246,7 +234,6 @@ def attention_chapter(g: Grader) -> None:
 @check(
     "self_attention",
     "acak",
-    points=0.75,
     clause="K1",
     title="x acak (T, d) dibandingkan dengan solusi referensi",
 )
@@ -257,7 +244,6 @@ def attention_random(g: Grader) -> None:
 @check(
     "self_attention",
     "softmax-stabil",
-    points=0.5,
     clause="K2",
     title="Softmax stabil: skor sekitar 709 dan x * 1000 tanpa NaN atau tak hingga",
 )
@@ -285,7 +271,6 @@ def attention_stable(g: Grader) -> None:
 @check(
     "self_attention",
     "ekuivarian-permutasi",
-    points=0.5,
     clause="K1",
     title="Tanpa posisi: self_attention(x[perm]) = self_attention(x)[perm]",
 )
@@ -293,10 +278,10 @@ def attention_permutation(g: Grader) -> None:
     def body(example) -> None:
         x, perm = example
         shown = f"self_attention(x) dan self_attention(x[perm]) untuk x = {brief(x)}, perm = {perm.tolist()}"
-        out = require_shape(
+        out = as_array(
             g.call("self_attention", x), x.shape, f"keluaran `self_attention(x)` untuk x {x.shape}"
         )
-        out_perm = require_shape(
+        out_perm = as_array(
             g.call("self_attention", x[perm]),
             x.shape,
             f"keluaran `self_attention(x[perm])` untuk x {x.shape}",
@@ -312,9 +297,7 @@ def attention_permutation(g: Grader) -> None:
     g.for_all(s.attention_permutation_inputs, 15, body)
 
 
-@check(
-    "self_attention", "tepi", points=0.5, clause="K1", title="Kasus tepi: satu token (T = 1) dan input nol"
-)
+@check("self_attention", "tepi", clause="K1", title="Kasus tepi: satu token (T = 1) dan input nol")
 def attention_edges(g: Grader) -> None:
     for x in (
         np.array([[0.3, -1.2, 2.0]]),

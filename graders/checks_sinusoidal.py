@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.checks import CheckFailed, Grader, assert_close, builds_on, check, require_shape
+from pe_course.checks import CheckFailed, Grader, as_array, assert_close, builds_on, check
 
 from . import strategies as s
 from .cases import cases
@@ -16,7 +16,6 @@ NOTEBOOK = "02_sinusoidal"
 @check(
     "frequencies",
     "contoh-bab",
-    points=0.25,
     clause="K1",
     title="Contoh dari bab: d_model = 8 dan d_model = 4 dengan base = 100",
 )
@@ -28,7 +27,6 @@ def frequencies_chapter(g: Grader) -> None:
 @check(
     "frequencies",
     "acak",
-    points=0.5,
     clause="K2",
     title="d_model genap dan base acak dibandingkan dengan solusi referensi",
 )
@@ -39,7 +37,6 @@ def frequencies_random(g: Grader) -> None:
 @check(
     "frequencies",
     "deret-geometri",
-    points=0.25,
     clause="K1",
     title="omega_0 = 1 dan tiap frekuensi berikutnya dikali base^(-2/d_model)",
 )
@@ -47,7 +44,7 @@ def frequencies_geometric(g: Grader) -> None:
     def body(example) -> None:
         d_model, base = example
         shown = f"frequencies({d_model}, base={base:g})"
-        w = require_shape(g.call("frequencies", d_model, base=base), (d_model // 2,), f"keluaran `{shown}`")
+        w = as_array(g.call("frequencies", d_model, base=base), (d_model // 2,), f"keluaran `{shown}`")
         if not np.isclose(w[0], 1.0, rtol=1e-9, atol=0):
             raise CheckFailed(
                 f"Frekuensi pertama dari `{shown}` harus 1 (base^0), didapat {w[0]:.6g}.",
@@ -84,7 +81,6 @@ def pe_from_frequencies(frequencies, length, d_model, base=10000.0):
 @check(
     "positional_encoding",
     "contoh-bab",
-    points=0.75,
     clause="K1",
     title="Contoh dari bab: tabel 6 posisi (d_model = 8) dan PE(pos=10, i=0) untuk d_model = 32",
 )
@@ -96,7 +92,6 @@ def pe_chapter(g: Grader) -> None:
 @check(
     "positional_encoding",
     "acak",
-    points=0.75,
     clause="K1",
     title="length, d_model genap dan base acak dibandingkan dengan solusi referensi",
 )
@@ -109,7 +104,6 @@ def pe_random(g: Grader) -> None:
 @check(
     "positional_encoding",
     "tepi",
-    points=0.25,
     clause="K2",
     title="Kasus tepi: length = 0, length = 1, d_model = 2",
 )
@@ -122,7 +116,6 @@ def pe_edges(g: Grader) -> None:
 @check(
     "positional_encoding",
     "nilai-error",
-    points=0.5,
     clause="K3",
     title="ValueError untuk d_model ganjil atau tidak positif dan untuk length negatif",
 )
@@ -134,14 +127,13 @@ def pe_errors(g: Grader) -> None:
 @check(
     "positional_encoding",
     "hanya-selisih-posisi",
-    points=0.5,
     clause="K1",
     title="PE(p)·PE(q) hanya bergantung pada p - q: matriks Gram = Σ_i cos(omega_i (p - q))",
 )
 def pe_relative(g: Grader) -> None:
     for length, d_model, base in [(30, 16, 10000.0), (25, 10, 100.0), (12, 4, 10000.0)]:
         shown = f"positional_encoding({length}, {d_model}, base={base:g})"
-        pe = require_shape(
+        pe = as_array(
             g.call("positional_encoding", length, d_model, base=base),
             (length, d_model),
             f"keluaran `{shown}`",
@@ -166,13 +158,12 @@ def pe_relative(g: Grader) -> None:
 @check(
     "positional_encoding",
     "sin-cos-berpasangan",
-    points=0.25,
     clause="K1",
     title="Tiap pasangan (sin, cos) memenuhi sin² + cos² = 1 dan semua nilai di [-1, 1]",
 )
 def pe_unit_pairs(g: Grader) -> None:
     shown = "positional_encoding(200, 64)"
-    pe = require_shape(g.call("positional_encoding", 200, 64), (200, 64), f"keluaran `{shown}`")
+    pe = as_array(g.call("positional_encoding", 200, 64), (200, 64), f"keluaran `{shown}`")
     if np.any(np.abs(pe) > 1 + 1e-12):
         raise CheckFailed(
             f"Nilai PE harus berada di [-1, 1] (sinus dan kosinus), tetapi keluaran {shown} "

@@ -25,6 +25,12 @@ def _validate_pe(length, d_model):
         raise ValueError(f"length tidak boleh negatif, didapat {length}")
 
 
+def _check_block_size(ids, pos_table):
+    """The reference's T > block_size check, so that an embed variant differs only by its misconception."""
+    if len(ids) > len(pos_table):
+        raise ValueError(f"panjang urutan T={len(ids)} melebihi block_size={len(pos_table)}")
+
+
 def _validate_even(d):
     if d % 2 != 0:
         raise ValueError(f"d harus genap, didapat {d}")
@@ -40,6 +46,7 @@ def _validate_even(d):
 def embed_pos_by_ids(ids, tok_table, pos_table):
     """Looks the position table up with the token ids instead of the positions 0..T-1."""
     ids = np.asarray(ids, dtype=int)
+    _check_block_size(ids, pos_table)
     return tok_table[ids] + pos_table[ids]
 
 
@@ -51,6 +58,7 @@ def embed_pos_by_ids(ids, tok_table, pos_table):
 def embed_concat(ids, tok_table, pos_table):
     """Concatenates token and position vectors, giving (T, 2d) instead of adding them."""
     ids = np.asarray(ids, dtype=int)
+    _check_block_size(ids, pos_table)
     return np.concatenate([tok_table[ids], pos_table[: len(ids)]], axis=1)
 
 
@@ -62,7 +70,9 @@ def embed_concat(ids, tok_table, pos_table):
 )
 def embed_no_position(ids, tok_table, pos_table):
     """Returns only the token lookup; the position row is never added."""
-    return tok_table[np.asarray(ids, dtype=int)]
+    ids = np.asarray(ids, dtype=int)
+    _check_block_size(ids, pos_table)
+    return tok_table[ids]
 
 
 @misconception(

@@ -1,23 +1,28 @@
 """The vocabulary the hidden graders in ``graders/`` are written in.
 
-A grader module declares checks and misconceptions with decorators::
+A grader module declares, for each graded function, the classes of input its clauses name, its
+checks, and its misconceptions::
 
-    @check("embed", "contoh-bab", points=1, clause="K1", title="Contoh dari bab")
-    def chapter_examples(g: Grader) -> None:
-        for case in cases("embed"):
-            g.expect("embed", *case.args)
+    EMBED = graded(
+        "embed",
+        InputClass("K3", "ids kosong", lambda ids, tok_table, pos_table: len(ids) == 0,
+                   twin=lambda ids, tok_table, pos_table: {"ids": [0], ...}),
+    )
+
+    @check("embed", "acak", clause="K2", title="ids (list atau array) dan tabel acak")
+    def embed_random(g: Grader) -> None:
+        g.for_all(s.embed_inputs, 25, lambda ex: g.expect("embed", *ex))
 
     @misconception("embed", "missing-position", hint="Jangan lupa menambahkan pos_table[t].")
     def embed_without_position(ids, tok_table, pos_table):
         '''Only the token lookup; the position row is never added.'''
-        return tok_table[np.asarray(ids, dtype=int)]
+        ...
 
-Each check belongs to one graded function and so to its test cell ``test_<function>``, and names
-the clause of that function's contract (the "Ketentuan yang dinilai" list in the notebook) that it
-enforces; the cell's score is the sum of the points of its passed checks. ``Grader`` calls the
-student's function (in the sandbox), the reference (in this process) and compares them; every
-comparison goes through :func:`assert_close`, whose messages say in Bahasa Indonesia what is wrong,
-on which input, what was expected and what was obtained.
+The unit of credit is the clause (the "Ketentuan yang dinilai" of the notebook, with its points):
+each check names the clause it enforces, every failure is charged to exactly one clause by the
+rule of :mod:`pe_course.public_checks`, and a cell's score is the sum of the points of the clauses
+nothing was charged to. ``Grader`` calls the student's function (in the sandbox), the reference
+(in this process) and compares them with the same code and messages as the public check.
 
 A function that builds on another graded function (``rope_scores`` on ``apply_rope``) declares how
 with :func:`builds_on`. While it is graded, the upstream name in the student's code answers with
@@ -27,18 +32,50 @@ only; the declaration also carries the upstream's misconceptions over to the fun
 
 from __future__ import annotations
 
-import copy
+import contextlib
 import functools
-import html
+import inspect
 import json
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import numpy as np
+from .public_checks import (
+    BASE_CLAUSE,
+    CheckFailed,
+    Clause,
+    ClauseVerdict,
+    Failure,
+    Membership,
+    Outcome,
+    Step,
+    as_array,
+    assert_close,
+    brief,
+    call_outcome,
+    close_enough,
+    judge,
+    no_value,
+    resolve,
+    show_call,
+    to_data,
+    trace,
+    unproven_form,
+    verdicts,
+)
 
-from .sandbox.client import Outcome
+__all__ = [
+    "CheckFailed",
+    "Grader",
+    "InputClass",
+    "as_array",
+    "assert_close",
+    "brief",
+    "builds_on",
+    "check",
+    "graded",
+    "misconception",
+]
 
 # A failing generated check looks for a smaller failing input with at most this many distinct
 # evaluations (a count, not a time: a re-grade must find the same input).
@@ -52,14 +89,48 @@ SHRINK_EVALUATIONS = 60
 class Check:
     function: str
     name: str
-    points: float
     title: str
     clause: str  # the contract clause (e.g. "K2") of ``function`` that this check enforces
     run: Callable[[Grader], None]
+    # what the public check runs of it: a property of graders/properties.py and its public inputs
+    public: tuple[Callable[..., None], tuple[tuple, ...]] | None = None
 
     @property
     def cell(self) -> str:
         return f"test_{self.function}"
+
+
+@dataclass(frozen=True)
+class InputClass:
+    """A narrower class of input one clause names (a Python list, ``T = 0``, ``base`` given, ...).
+
+    ``member`` and ``twin`` receive the call's arguments by name, defaults filled in. ``twin`` gives
+    the arguments of the nearest input without this feature (the same ids as an array, a table one
+    row longer, the default ``base``); ``same_expected`` says that the reference gives the twin the
+    same result. A class without a twin (an input that must raise) is always its clause's.
+    """
+
+    clause: str
+    name: str
+    member: Callable[..., bool]
+    twin: Callable[..., dict] | None = None
+    same_expected: bool = False
+
+
+@dataclass(frozen=True)
+class Graded:
+    """A graded function's classes of input (most specific first) and its form clause."""
+
+    function: str
+    classes: tuple[InputClass, ...] = ()
+    form: str | None = None  # the clause that promises the result's form (container, and shape if form_shape)
+    form_shape: bool = False
+    base: str = BASE_CLAUSE
+
+
+def graded(function: str, *classes: InputClass, form: str | None = None, form_shape: bool = False) -> Graded:
+    """Declare (at module level) the classes of input and the form clause of graded ``function``."""
+    return Graded(function, tuple(classes), form, form_shape)
 
 
 @dataclass(frozen=True)
@@ -102,12 +173,20 @@ class Composition:
         return Misconception(self.function, m.id, hint, implementation, carried_from=self.upstream)
 
 
-def check(function: str, name: str, points: float, title: str, clause: str):
-    """Declare a check of ``function`` worth ``points`` (stable ``name``, Indonesian ``title``)
-    that enforces contract clause ``clause`` of that function."""
+def check(
+    function: str,
+    name: str,
+    clause: str,
+    title: str,
+    public: tuple[Callable[..., None], list[tuple]] | None = None,
+):
+    """Declare a check of ``function`` (stable ``name``, Indonesian ``title``) that enforces clause
+    ``clause``. ``public=(prop, inputs)``: the public check runs ``prop(checker, *args)`` (a function of
+    ``graders/properties.py``, which ships with the release) on each of ``inputs``."""
 
     def wrap(fn: Callable[[Grader], None]):
-        fn.__pe_check__ = Check(function, name, float(points), title, clause, fn)  # type: ignore[attr-defined]
+        shown = (public[0], tuple(tuple(args) for args in public[1])) if public else None
+        fn.__pe_check__ = Check(function, name, title, clause, fn, shown)  # type: ignore[attr-defined]
         return fn
 
     return wrap
@@ -167,19 +246,65 @@ def draw(strategy_factory: Callable[[], Any], n: int) -> tuple:
 
 
 # --------------------------------------------------------------------------------------------
+# Classes of input: which a call belongs to, and its twin
+# --------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=64)
+def _signature(func: Callable[..., Any]) -> inspect.Signature:
+    return inspect.signature(func)
+
+
+def arguments(func: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The call's arguments by parameter name of ``func`` (the reference), defaults filled in."""
+    try:
+        bound = _signature(func).bind(*args, **kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    if default is inspect.Parameter.empty:
+        return False
+    if value is default:
+        return True
+    return isinstance(value, (int, float)) and isinstance(default, (int, float)) and value == default
+
+
+def rebuild(func: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], new: Mapping[str, Any]):
+    """A call of ``func`` with the arguments ``new``, written as the original call was: the same
+    positional parameters positional, the rest by keyword, trailing defaults left out."""
+    params = _signature(func).parameters
+    names = list(params)
+    positional = [new[p] for p in names[: len(args)]]
+    while positional and _is_default(positional[-1], params[names[len(positional) - 1]].default):
+        positional.pop()
+    rest = {
+        p: new[p] for p in names[len(positional) :] if p in new and not _is_default(new[p], params[p].default)
+    }
+    return tuple(positional), rest
+
+
+def memberships(graded_fn: Graded | None, func: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any]):
+    """The classes of input a call belongs to, in the graders' order (empty: an ordinary input)."""
+    if graded_fn is None:
+        return []
+    named = arguments(func, args, kwargs)
+    if named is None:
+        return []
+    return [c for c in graded_fn.classes if c.member(**named)]
+
+
+def twin_call(cls: InputClass, func: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any]):
+    named = arguments(func, args, kwargs)
+    if cls.twin is None or named is None:
+        return None
+    return rebuild(func, args, kwargs, {**named, **cls.twin(**named)})
+
+
+# --------------------------------------------------------------------------------------------
 # Running checks
 # --------------------------------------------------------------------------------------------
-class CheckFailed(Exception):
-    """A check did not pass; the message is shown to the student.
-
-    ``input``, ``expected`` and ``obtained`` (short texts) are kept apart for the record.
-    """
-
-    def __init__(self, message: str, *, input: str = "", expected: str = "", obtained: str = "") -> None:
-        super().__init__(message)
-        self.input, self.expected, self.obtained = input, expected, obtained
-
-
 class Caller(Protocol):
     upstream: dict[
         str, tuple[str, Callable[..., Any]]
@@ -200,26 +325,47 @@ class CallRecord:
 
 def reference_outcome(func: Callable[..., Any], args: tuple, kwargs: dict) -> Outcome:
     """Call trusted code on private copies of the arguments and wrap the result as an Outcome."""
+    return call_outcome(func, args, kwargs)
+
+
+def size_of(value: Any) -> int:
     try:
-        with np.errstate(all="ignore"):
-            value = func(*copy.deepcopy(args), **copy.deepcopy(kwargs))
-    except Exception as exc:  # noqa: BLE001 (reference or catalogued variant raising is an outcome)
-        return Outcome("raised", error=type(exc).__name__, message=str(exc))
-    return Outcome("value", value=value)
+        return len(json.dumps(to_data(value)))
+    except (TypeError, ValueError):
+        return len(repr(value))
 
 
 @dataclass
 class Grader:
-    """What a check function receives: the student's functions, the reference, and helpers."""
+    """What a check function receives: the student's functions, the reference, and helpers.
+
+    It offers properties the same ``call`` / ``array`` / ``close`` / ``fail`` as the public check's
+    checker, and collects every failure with what is needed to charge it to one clause.
+    """
 
     student: Caller
     reference: Mapping[str, Callable[..., Any]]
+    graded: Graded | None = None  # the function being graded
     log: list[CallRecord] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    evidence: set[str] = field(default_factory=set)  # clauses with at least one input answered right
+    check: Check | None = None  # the check running now
+    _pending: list[tuple[list[Step], CheckFailed, str, int]] = field(default_factory=list)
+    found: dict[str, list[str]] = field(default_factory=dict)  # check name -> the failures it found
+    form_seen: bool = False  # a result of the promised form came back at least once
+    first_no_value: CheckFailed | None = None
+    _seen: list[str] | None = None  # inside for_all: the clauses this example's failures go to
+    _dry: bool = False  # while shrinking: failures are only looked at, not recorded
+    _only: str | None = None  # record only failures charged to this clause
+    _outcomes: dict[str, Outcome] = field(default_factory=dict)
 
     # -- calling -----------------------------------------------------------------------------
     def ref(self, fn: str, *args: Any, **kwargs: Any) -> Any:
         """The reference solution's result (trusted; arguments are copied first)."""
-        return self.reference[fn](*copy.deepcopy(args), **copy.deepcopy(kwargs))
+        outcome = reference_outcome(self.reference[fn], args, kwargs)
+        if not outcome.ok:
+            raise RuntimeError(f"reference {fn} raised {outcome.error}: {outcome.message}")
+        return outcome.value
 
     def outcome(self, fn: str, *args: Any, **kwargs: Any) -> Outcome:
         outcome = self.student.call(fn, *args, **kwargs)
@@ -230,10 +376,17 @@ class Grader:
         """The student's result, or CheckFailed saying what went wrong and on which input."""
         outcome = self.outcome(fn, *args, **kwargs)
         if not outcome.ok:
-            raise _no_value(fn, outcome, args, kwargs)
+            raise no_value(fn, outcome, args, kwargs)
         return outcome.value
 
-    # -- comparing ---------------------------------------------------------------------------
+    array = staticmethod(as_array)
+    close = staticmethod(assert_close)
+
+    @staticmethod
+    def fail(message: str, input: str = "") -> None:
+        raise CheckFailed(message, input=input)
+
+    # -- comparing with the reference --------------------------------------------------------
     def expect(
         self,
         fn: str,
@@ -243,283 +396,224 @@ class Grader:
         what: str | None = None,
         **kwargs: Any,
     ) -> Any:
-        """The student's ``fn(*args)`` must behave like the reference: same value or same exception."""
+        """The student's ``fn(*args)`` must behave like the reference: same value or same exception.
+
+        A failure is recorded (and charged later), not raised: the check goes on with its next input.
+        Returns the student's value when it matched, else None.
+        """
         expected = reference_outcome(self.reference[fn], args, kwargs)
-        if expected.kind == "raised":
-            self.expect_raises(fn, expected.error, *args, **kwargs)
-            return None
         outcome = self.outcome(fn, *args, **kwargs)
-        if not outcome.ok:
-            raise _no_value(fn, outcome, args, kwargs, expected=brief(expected.value))
-        assert_close(
-            outcome.value,
-            expected.value,
-            what=what or f"keluaran `{fn}`",
-            rtol=rtol,
-            atol=atol,
-            inputs=show_call(fn, args, kwargs),
-        )
-        return outcome.value
+        failures = self._judge(fn, args, kwargs, outcome, expected, rtol, atol, what)
+        if outcome.ok and expected.ok and not any(f.kind == "form" for f in failures):
+            self.form_seen = True
+        if not failures:
+            self._evidence(fn, args, kwargs)
+            return outcome.value if outcome.ok else None
+        size = size_of((args, kwargs))
+        for exc in failures:
+            if exc.kind == "form":
+                self._charge(self.graded.form if self.graded and self.graded.form else self._base, exc, size)
+            else:
+                if exc.kind == "no-value" and self.first_no_value is None:
+                    self.first_no_value = exc
+                self._defer(self._steps(fn, args, kwargs, outcome, rtol, atol), exc, size)
+        return None
 
     def expect_raises(self, fn: str, error: str, *args: Any, **kwargs: Any) -> None:
+        """The student's ``fn`` must raise ``error`` here (the reference does too)."""
+        expected = reference_outcome(self.reference[fn], args, kwargs)
+        if expected.kind != "raised" or expected.error != error:
+            raise RuntimeError(f"the reference does not raise {error} for {show_call(fn, args, kwargs)}")
+        self.expect(fn, *args, **kwargs)
+
+    def expect_no_error(self, fn: str, error: str, *args: Any, **kwargs: Any) -> None:
+        """``fn`` must not raise ``error`` on this valid input: charged to the running check's clause
+        (a clause that says "raise ``error`` when ..." is met only by code that raises exactly then)."""
         outcome = self.outcome(fn, *args, **kwargs)
-        shown = show_call(fn, args, kwargs)
         if outcome.kind == "raised" and outcome.error == error:
-            return
-        if outcome.kind == "raised" and outcome.error != "NotImplementedError":
-            raise CheckFailed(
-                f"`{fn}` seharusnya melempar {error} untuk input {shown}, tetapi melempar "
-                f"{untrusted(outcome.error)}.",
-                input=shown,
-                expected=error,
-                obtained=untrusted(outcome.error),
+            shown = show_call(fn, args, kwargs)
+            self._charge(
+                self.check.clause if self.check else self._base,
+                CheckFailed(
+                    f"`{fn}` melempar {error} untuk input yang sah {shown}; {error} hanya untuk input "
+                    "yang disebut ketentuan ini.",
+                    input=shown,
+                    expected="tanpa " + error,
+                    obtained=error,
+                ),
+                size_of((args, kwargs)),
             )
-        if outcome.kind == "value":
-            raise CheckFailed(
-                f"`{fn}` seharusnya melempar {error} untuk input {shown}, tetapi mengembalikan "
-                f"{brief(outcome.value)}.",
-                input=shown,
-                expected=error,
-                obtained=brief(outcome.value),
-            )
-        raise _no_value(fn, outcome, args, kwargs, expected=error)
+
+    def _judge(self, fn, args, kwargs, outcome, expected, rtol, atol, what) -> list[CheckFailed]:
+        form_shape = None
+        if self.graded is not None and fn == self.graded.function and self.graded.form:
+            form_shape = self.graded.form_shape
+        return judge(
+            fn, args, kwargs, outcome, expected, rtol=rtol, atol=atol, what=what, form_shape=form_shape
+        )
 
     # -- generated inputs ----------------------------------------------------------------------
     def for_all(self, strategy_factory: Callable[[], Any], n: int, body: Callable[[Any], None]) -> None:
-        """Run ``body`` on ``n`` generated examples; on failure report the smallest failing input.
+        """Run ``body`` on ``n`` generated examples; every failure is recorded and charged.
 
-        The smallest failing example among those drawn is shrunk further with hypothesis (bounded
-        in time and examples, deterministic), and the failure on it is what the student sees.
+        For each clause charged here, a smaller failing input is looked for with hypothesis (bounded
+        and deterministic), and the failure on it is what the student sees for that clause.
         """
-        failing = []
+        charged: set[str] = set()
         for example in draw(strategy_factory, n):
+            charged.update(self._trying(body, example))
+        for clause in sorted(charged):
+
+            def charged_here(example: Any, clause: str = clause) -> bool:
+                return clause in self._trying(body, example, dry=True)
+
+            shrunk = _shrink(strategy_factory, charged_here)
+            if shrunk is not None:
+                self._trying(body, shrunk, only=clause)  # a smaller input for the message: never a new charge
+
+    def _trying(
+        self, body: Callable[[Any], None], example: Any, dry: bool = False, only: str | None = None
+    ) -> set[str]:
+        """Run ``body`` on one example; the clauses its failures are (provisionally) charged to.
+        ``dry``: only find them out (while shrinking), record nothing; ``only``: record only the
+        failures charged to that clause."""
+        outer = self._seen, self._dry, self._only
+        self._seen, self._dry, self._only = [], dry, only
+        try:
             try:
                 body(example)
-            except CheckFailed:
-                failing.append(example)
-        if not failing:
+            except CheckFailed as exc:
+                self.record(exc, size_of(example))
+            return set(self._seen)
+        finally:
+            self._seen, self._dry, self._only = outer
+
+    # -- charging ------------------------------------------------------------------------------
+    @property
+    def _base(self) -> str:
+        return self.graded.base if self.graded else BASE_CLAUSE
+
+    def record(self, exc: CheckFailed, size: int) -> None:
+        """A failure raised inside a check: a call that gave no value is charged by its input's class,
+        a stated property that does not hold to the check's clause."""
+        if exc.kind == "no-value" and exc.call is not None and exc.outcome is not None:
+            fn, args, kwargs = exc.call
+            self._defer(self._steps(fn, args, kwargs, exc.outcome, 1e-6, 1e-8), exc, size)
+        else:
+            self._charge(self.check.clause if self.check else self._base, exc, size)
+
+    def _charge(self, clause: str, exc: CheckFailed, size: int) -> None:
+        if self._seen is not None:
+            self._seen.append(clause)
+        if self._dry or self._only not in (None, clause):
             return
-        smallest = min(failing, key=_size)
-        shrunk = _shrink(strategy_factory, body, budget=SHRINK_EVALUATIONS)
-        if shrunk is not None and _size(shrunk) < _size(smallest):
-            smallest = shrunk
-        body(smallest)  # raises CheckFailed with the message for that input
-        raise CheckFailed("Hasil tidak konsisten: pemanggilan yang sama memberi hasil berbeda.")
+        name = self._found(exc)
+        self.failures.append(Failure(clause, str(exc), name, exc.input, exc.expected, exc.obtained, size))
+
+    def _defer(self, steps: list[Step], exc: CheckFailed, size: int) -> None:
+        guess = resolve(steps, None, self._base)  # provisional: the evidence is not complete yet
+        if self._seen is not None:
+            self._seen.append(guess)
+        if self._dry or self._only not in (None, guess):
+            return
+        self._pending.append((steps, exc, self._found(exc), size))
+
+    def _found(self, exc: CheckFailed) -> str:
+        name = self.check.name if self.check else ""
+        self.found.setdefault(name, []).append(str(exc))
+        return name
+
+    def _evidence(self, fn: str, args: tuple, kwargs: Mapping[str, Any]) -> None:
+        if self.graded is None or fn != self.graded.function:
+            return
+        found = memberships(self.graded, self.reference[fn], args, kwargs)
+        self.evidence.update({c.clause for c in found} or {self._base})
+
+    def _steps(self, fn, args, kwargs, outcome: Outcome, rtol: float, atol: float) -> list[Step]:
+        """Where a failing call is charged (see :func:`pe_course.public_checks.trace`)."""
+        if self.graded is None or fn != self.graded.function:
+            return []
+        func = self.reference[fn]
+
+        def memberships_of(call) -> list[Membership]:
+            a, k = call
+            return [
+                Membership(c.clause, twin_call(c, func, a, k), c.same_expected)
+                for c in memberships(self.graded, func, a, k)
+            ]
+
+        def evaluate(call) -> tuple[Outcome, bool]:
+            a, k = call
+            t_outcome = self._twin_outcome(fn, a, k)
+            expected = reference_outcome(func, a, k)
+            passed = not any(
+                f.kind != "form" for f in judge(fn, a, k, t_outcome, expected, rtol=rtol, atol=atol)
+            )
+            if passed:
+                self._evidence(fn, a, k)
+            return t_outcome, passed
+
+        return trace((tuple(args), dict(kwargs)), outcome, memberships_of, evaluate, rtol, atol)
+
+    def _twin_outcome(self, fn: str, args: tuple, kwargs: Mapping[str, Any]) -> Outcome:
+        key = json.dumps([fn, to_data(list(args)), {k: to_data(v) for k, v in kwargs.items()}])
+        if key not in self._outcomes:
+            self._outcomes[key] = self.outcome(fn, *args, **kwargs)
+        return self._outcomes[key]
+
+    def verdicts(self, clauses: Mapping[str, Clause]) -> list[ClauseVerdict]:
+        """Every clause's verdict, once all checks have run (the evidence is complete then)."""
+        for steps, exc, name, size in self._pending:
+            self.failures.append(
+                Failure(
+                    resolve(steps, self.evidence, self._base),
+                    str(exc),
+                    name,
+                    exc.input,
+                    exc.expected,
+                    exc.obtained,
+                    size,
+                )
+            )
+        self._pending = []
+        form = self.graded.form if self.graded else None
+        return verdicts(
+            clauses.values(), self.failures, unproven_form(form, self.form_seen, self.first_no_value)
+        )
+
+    @contextlib.contextmanager
+    def running(self, chk: Check) -> Iterator[None]:
+        outer, self.check = self.check, chk
+        try:
+            yield
+        finally:
+            self.check = outer
 
 
-def _no_value(fn: str, outcome: Outcome, args: tuple, kwargs: dict, expected: str = "") -> CheckFailed:
-    """The failure of a call that gave no usable value (raised, timed out, crashed, ...)."""
-    return CheckFailed(
-        describe_failure(fn, outcome, args, kwargs),
-        input=show_call(fn, args, kwargs),
-        expected=expected,
-        obtained=_obtained(outcome),
-    )
-
-
-def _size(example: Any) -> int:
-    try:
-        return len(json.dumps(example, default=lambda v: np.asarray(v).tolist()))
-    except (TypeError, ValueError):
-        return len(repr(example))
-
-
-def _shrink(strategy_factory: Callable[[], Any], body: Callable[[Any], None], budget: int) -> Any | None:
-    """A small failing example found by hypothesis (``None`` when none is found in the budget)."""
+def _shrink(
+    strategy_factory: Callable[[], Any], fails: Callable[[Any], bool], budget: int = SHRINK_EVALUATIONS
+) -> Any | None:
+    """A small input on which ``fails`` holds, found by hypothesis (``None`` when none is found in the budget)."""
     from hypothesis import find
     from hypothesis.errors import HypothesisException, NoSuchExample
 
     seen: dict[str, bool] = {}
 
-    def fails(example: Any) -> bool:
+    def predicate(example: Any) -> bool:
         key = repr(example)
         if key not in seen:
             if len(seen) >= budget:
                 return False
-            try:
-                body(example)
-                seen[key] = False
-            except CheckFailed:
-                seen[key] = True
+            seen[key] = bool(fails(example))
         return seen[key]
 
     try:
-        return find(strategy_factory(), fails, settings=_hypothesis_settings(budget, ("generate", "shrink")))
+        return find(
+            strategy_factory(), predicate, settings=_hypothesis_settings(budget, ("generate", "shrink"))
+        )
     except (NoSuchExample, HypothesisException):
         return None
 
 
-def show_call(fn: str, args: tuple, kwargs: dict) -> str:
-    """``fn(arg, ..., key=value)`` with arrays shown compactly (bounded length)."""
-    parts = [brief(a) for a in args] + [f"{k}={brief(v)}" for k, v in kwargs.items()]
-    return f"{fn}(" + ", ".join(parts) + ")"
-
-
-def brief(value: Any) -> str:
-    """A value as one short line (arrays rounded and elided), for feedback messages.
-
-    Only plain values are formatted; anything else is named by its type (never its own ``repr``).
-    """
-    if type(value) is np.ndarray and value.dtype.kind in "biuf":
-        text = np.array2string(value, precision=4, suppress_small=True, separator=", ", threshold=40)
-        if value.size == 0:
-            text = f"array berbentuk {value.shape}"
-    elif type(value) in (tuple, list) and len(value) <= 20:
-        inner = ", ".join(brief(v) for v in value)
-        text = f"({inner}{',' if len(value) == 1 else ''})" if type(value) is tuple else f"[{inner}]"
-    elif type(value) is float or isinstance(value, np.floating):
-        text = f"{float(value):.6g}"
-    elif type(value) in (int, bool) or value is None or isinstance(value, np.integer):
-        text = repr(value.item() if isinstance(value, np.generic) else value)
-    else:
-        text = f"<{type(value).__name__}>"
-    text = " ".join(text.split())
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
-def _obtained(outcome: Outcome) -> str:
-    if outcome.kind == "raised":
-        return untrusted(outcome.error)
-    return {
-        "timeout": "batas waktu terlampaui",
-        "crashed": "proses berhenti",
-        "limit": outcome.message,
-        "missing": "fungsi tidak ada",
-        "invalid": "bukan nilai numerik",
-    }.get(outcome.kind, outcome.kind)
-
-
-def untrusted(text: str) -> str:
-    """Text that came from student code, made inert for the Markdown/HTML feedback (no tags, no links)."""
-    text = html.escape(str(text), quote=True)
-    return re.sub(r"([\\`*_{}\[\]()#+!|~])", r"\\\1", text)
-
-
-def describe_failure(fn: str, outcome: Outcome, args: tuple | None = None, kwargs: dict | None = None) -> str:
-    """Indonesian sentence for a call that did not return a usable value."""
-    where = f" untuk input {show_call(fn, args, kwargs or {})}" if args is not None else ""
-    if outcome.kind == "raised":
-        if outcome.error == "NotImplementedError":
-            return f"`{fn}` belum diimplementasikan (masih `raise NotImplementedError(...)`)."
-        detail = f": {untrusted(outcome.message)}" if outcome.message else ""
-        return f"`{fn}` melempar {untrusted(outcome.error)}{where}{detail}"
-    if outcome.kind == "timeout":
-        return (
-            f"`{fn}` tidak selesai dalam batas waktu{where} — periksa apakah ada perulangan "
-            "yang tidak pernah berhenti."
-        )
-    if outcome.kind == "limit":
-        return (
-            f"`{fn}` melewati batas sumber daya{where}: {outcome.message}. Semua proses yang dimulai "
-            "kode Anda berbagi batas memori, jumlah proses/thread, waktu CPU dan berkas."
-        )
-    if outcome.kind == "crashed":
-        return (
-            f"Proses berhenti saat menjalankan `{fn}`{where} (misalnya memori habis, `os._exit`, "
-            "atau `sys.exit`). Fungsi harus mengembalikan nilai."
-        )
-    if outcome.kind == "missing":
-        if outcome.message == "not-callable":
-            return f"`{fn}` ada di notebook, tetapi bukan fungsi."
-        return f"Fungsi `{fn}` tidak ditemukan di notebook. Pastikan namanya tepat `{fn}`."
-    return (
-        f"Keluaran `{fn}` bukan array NumPy atau bilangan biasa ({untrusted(outcome.message)}). "
-        "Kembalikan `np.ndarray` atau bilangan, bukan objek lain."
-    )
-
-
-def assert_close(
-    actual: Any, expected: Any, what: str, rtol: float = 1e-6, atol: float = 1e-8, inputs: str | None = None
-) -> None:
-    """Compare a student's value with the expected one: type, shape, finiteness, then values.
-
-    ``inputs`` (the call, as :func:`show_call` writes it) is named in every message.
-    """
-    where = f" untuk input {inputs}" if inputs else ""
-
-    def fail(message: str) -> CheckFailed:
-        return CheckFailed(message, input=inputs or "", expected=brief(expected), obtained=brief(actual))
-
-    if isinstance(expected, tuple):
-        if not isinstance(actual, tuple) or len(actual) != len(expected):
-            raise fail(
-                f"{what} harus berupa tuple berisi {len(expected)} nilai{where}, "
-                f"tetapi didapat {_kind(actual)}."
-            )
-        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
-            assert_close(a, e, f"{what} (elemen ke-{i})", rtol, atol, inputs)
-        return
-    expected_arr = np.asarray(expected, dtype=np.float64)
-    if isinstance(expected, np.ndarray):
-        if not isinstance(actual, np.ndarray):
-            raise fail(f"{what} harus berupa np.ndarray{where}, tetapi didapat {_kind(actual)}.")
-    elif not _is_real_scalar(actual):
-        raise fail(f"{what} harus berupa satu bilangan{where}, tetapi didapat {_kind(actual)}.")
-    actual_arr = np.asarray(actual)
-    if actual_arr.shape != expected_arr.shape:
-        raise fail(
-            f"Bentuk {what} salah{where}: diharapkan {expected_arr.shape}, didapat {actual_arr.shape}."
-        )
-    if actual_arr.dtype.kind not in "biuf":
-        raise fail(f"{what} harus berisi bilangan{where}, bukan dtype {actual_arr.dtype}.")
-    actual_arr = actual_arr.astype(np.float64)
-    if not np.all(np.isfinite(actual_arr)) and np.all(np.isfinite(expected_arr)):
-        raise fail(
-            f"{what} mengandung NaN atau tak hingga{where}"
-            " — periksa pembagian dengan nol atau overflow (misalnya exp dari bilangan besar)."
-        )
-    close = np.isclose(actual_arr, expected_arr, rtol=rtol, atol=atol)
-    if close.all():
-        return
-    diff = np.where(close, 0.0, np.abs(actual_arr - expected_arr))
-    worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
-    message = (
-        f"Nilai {what} salah{where}: {int((~close).sum())} dari {close.size} elemen berbeda "
-        f"(selisih terbesar {float(diff.max()):.4g}"
-    )
-    message += f" pada indeks {tuple(int(i) for i in worst)})." if worst else ")."
-    message += f" Diharapkan {brief(expected_arr)}, didapat {brief(actual_arr)}."
-    raise fail(message)
-
-
-def require_shape(value: Any, shape: tuple, what: str) -> np.ndarray:
-    """``value`` as a float array of exactly ``shape`` (for property checks that compute with it)."""
-    if not isinstance(value, np.ndarray):
-        raise CheckFailed(
-            f"{what} harus berupa np.ndarray, tetapi didapat {_kind(value)}.",
-            obtained=_kind(value),
-            expected=f"np.ndarray berbentuk {tuple(shape)}",
-        )
-    if value.shape != tuple(shape):
-        raise CheckFailed(
-            f"Bentuk {what} salah: diharapkan {tuple(shape)}, didapat {value.shape}.",
-            obtained=str(value.shape),
-            expected=str(tuple(shape)),
-        )
-    if value.dtype.kind not in "biuf":
-        raise CheckFailed(
-            f"{what} harus berisi bilangan, bukan dtype {value.dtype}.", obtained=str(value.dtype)
-        )
-    return value.astype(np.float64)
-
-
-def _is_real_scalar(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return True
-    return isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iuf"
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, np.ndarray):
-        return f"np.ndarray berbentuk {value.shape}"
-    return type(value).__name__
-
-
 def _close(a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-8) -> bool:
-    try:
-        assert_close(a, b, "nilai", rtol=rtol, atol=atol)
-    except CheckFailed:
-        return False
-    return True
+    return close_enough(a, b, rtol, atol)

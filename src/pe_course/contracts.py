@@ -5,11 +5,13 @@ clauses the student can find again in the feedback::
 
     **Ketentuan yang dinilai untuk `one_hot`:**
 
-    - **K1.** Baris ke-`t` berisi `1.0` tepat di kolom `ids[t]` ...
-    - **K2.** `ids` boleh kosong (`T = 0`) ...
+    - **K1 (0.5 poin).** Baris ke-`t` berisi `1.0` tepat di kolom `ids[t]` ...
+    - **K2 (0.25 poin).** `ids` boleh kosong (`T = 0`) ...
 
-Every check in ``graders/`` names one clause (``@check(..., clause="K2")``); the notebook is the
-single source of the clauses' text. ``tests/test_contracts.py`` keeps the two bound both ways.
+A clause is the unit of credit: it earns its points when nothing is charged to it. The notebook is
+the single source of the clauses' text and points (the test cell's nbgrader points are their sum,
+``pe-course release`` refuses otherwise); every check in ``graders/`` names one clause
+(``@check(..., clause="K2")``), and ``tests/test_contracts.py`` keeps the two bound both ways.
 """
 
 from __future__ import annotations
@@ -17,13 +19,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .public_checks import Clause
+
 HEADER = re.compile(r"^\*\*Ketentuan yang dinilai untuk `(\w+)`:?\*\*:?")
-CLAUSE = re.compile(r"^- \*\*(K\d+)\.\*\*\s+(.*)$")
+CLAUSE = re.compile(r"^- \*\*(K\d+)(?: \((\d+(?:\.\d+)?) poin\))?\.\*\*\s+(.*)$")
 
 
-def parse_contracts(nb: Any) -> dict[str, dict[str, str]]:
-    """``{function: {clause id: text}}`` from the notebook's markdown cells."""
-    contracts: dict[str, dict[str, str]] = {}
+def parse_contracts(nb: Any) -> dict[str, dict[str, Clause]]:
+    """``{function: {clause id: Clause(id, text, points)}}`` from the notebook's markdown cells
+    (a clause without "(N poin)" has 0 points; the tests require every clause to state them)."""
+    texts: dict[str, dict[str, str]] = {}
+    points: dict[tuple[str, str], float] = {}
     for cell in nb.get("cells", []):
         if cell.get("cell_type") != "markdown":
             continue
@@ -35,16 +41,20 @@ def parse_contracts(nb: Any) -> dict[str, dict[str, str]]:
             header = HEADER.match(line.strip())
             if header:
                 function, last = header.group(1), None
-                contracts.setdefault(function, {})
+                texts.setdefault(function, {})
                 continue
             if function is None:
                 continue
             clause = CLAUSE.match(line)
             if clause:
                 last = clause.group(1)
-                contracts[function][last] = clause.group(2).strip()
+                texts[function][last] = clause.group(3).strip()
+                points[(function, last)] = float(clause.group(2) or 0)
             elif last and line.startswith("  ") and line.strip():
-                contracts[function][last] += " " + line.strip()  # a clause continued on the next line
-            elif contracts[function] and not line.strip():
+                texts[function][last] += " " + line.strip()  # a clause continued on the next line
+            elif texts[function] and not line.strip():
                 function, last = None, None  # a blank line after the list ends it
-    return contracts
+    return {
+        fn: {k: Clause(k, text, points[(fn, k)]) for k, text in clauses.items()}
+        for fn, clauses in texts.items()
+    }

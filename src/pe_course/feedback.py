@@ -1,7 +1,8 @@
 """Feedback for students: what they get back, readable offline, and how it reaches them.
 
 - :func:`cell_markdown` / :func:`cell_text`: the Indonesian feedback a graded test cell shows
-  (score, each check with its clause and failing input, the hint of a diagnosed misconception);
+  (score, each clause with its points and the failure charged to it, the hint of a diagnosed
+  misconception), in the same words as the public check students run before submitting;
 - :class:`RenderMath` (an nbgrader ``GenerateFeedback`` preprocessor): the formulas of the markdown
   cells become MathML when the feedback is built, so a student on a campus network without internet
   sees them rendered (browsers draw MathML themselves; MathJax from the CDN is no longer needed).
@@ -25,6 +26,7 @@ from latex2mathml.converter import convert
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from .course import Course
+from .public_checks import clause_lines, plain
 from .record import CellResult, CellStatus
 
 STATUS_TEXT = {
@@ -37,20 +39,16 @@ STATUS_TEXT = {
 
 
 def cell_markdown(cell: CellResult) -> str:
-    """The feedback of one graded test cell, as markdown (what students read in their feedback)."""
+    """The feedback of one graded test cell, as markdown (what students read in their feedback):
+    the score, then every clause of the function with its points and, where it was lost, the
+    failure charged to it (input, expected, obtained, why), then a diagnosed misconception's hint."""
     lines = [f"**Penilaian otomatis `{cell.function}`: {cell.score:g} / {cell.max_score:g} poin**", ""]
     intro = STATUS_TEXT.get(cell.status)
     if intro:
         lines += [intro, ""]
-    for c in cell.checks:
-        mark = "✅" if c.passed else "❌"
-        line = f"- {mark} **{c.title}** (`{c.name}`, {c.points:g}/{c.max_points:g})"
-        if not c.passed and c.message:
-            line += f": {c.message}"
-        lines.append(line)
-        if not c.passed and c.clause:
-            clause = f"Ketentuan {c.clause}" + (f": {c.clause_text}" if c.clause_text else "")
-            lines.append(f"  - {clause}")
+    for c in cell.clauses:
+        message = c.message or ("Gagal." if not c.passed else "")
+        lines += clause_lines(c.clause, c.text, c.points, c.max_points, message)
     for m in cell.misconceptions:
         lines += ["", f"💡 **Kemungkinan miskonsepsi `{m['id']}`:** {m['hint']}"]
     return "\n".join(lines)
@@ -58,7 +56,7 @@ def cell_markdown(cell: CellResult) -> str:
 
 def cell_text(cell: CellResult) -> str:
     """The same feedback as plain text (the text/plain output next to the markdown)."""
-    text = cell_markdown(cell).replace("**", "").replace("`", "")
+    text = plain(cell_markdown(cell))
     return text.replace("✅", "[lolos]").replace("❌", "[gagal]").replace("💡 ", "")
 
 

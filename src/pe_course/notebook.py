@@ -16,6 +16,7 @@ from typing import Any
 import nbformat
 
 from .contracts import parse_contracts
+from .public_checks import Clause
 from .sandbox.worker import transform_cell
 
 HIDDEN_MARKER = "### BEGIN HIDDEN TESTS"
@@ -77,9 +78,9 @@ def source_notebooks(source_dir: Path) -> list[Path]:
 
 class Reference(dict):
     """The reference functions by name, plus each graded function's contract as the notebooks state it
-    (``contracts[function][clause id] = text``, see :mod:`pe_course.contracts`)."""
+    (``contracts[function][clause id] = Clause(id, text, points)``, see :mod:`pe_course.contracts`)."""
 
-    contracts: dict[str, dict[str, str]]
+    contracts: dict[str, dict[str, Clause]]
 
 
 @contextlib.contextmanager

@@ -8,7 +8,8 @@ and checked against them by the tests.
 
 Records are read back as untrusted data (a student cannot write them, but a damaged or hand-edited
 file must not stop a report): :meth:`GradingRecord.from_dict` keeps what is well-formed and drops
-the rest. Version 2 records (notes as ``"kind: detail"`` strings) are still read.
+the rest. Version 2 and 3 records (notes as ``"kind: detail"`` strings; points per check instead of
+per clause) are still read.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from typing import Any
 
 from .sandbox.policy import UNISOLATED
 
-RECORD_VERSION = 3  # 2: checks carry their contract clause and failing input; 3: notes are {kind, detail}
+# 2: checks carry their contract clause and failing input; 3: notes are {kind, detail};
+# 4: clauses are the unit of credit (points, what was charged and why); checks only say what they found
+RECORD_VERSION = 4
 MAX_RECORD_BYTES = 20 * 1024 * 1024
 MAX_NOTES = 50  # per record read back: a damaged record cannot flood a report
 
@@ -93,17 +96,30 @@ class Note:
 
 @dataclass
 class CheckResult:
+    """One check: the clause it enforces and whether it found a failure (charged to whichever
+    clause the charging rule names, see :mod:`pe_course.public_checks`)."""
+
     name: str
     title: str
     passed: bool
+    clause: str = ""  # the contract clause of the function this check enforces ("K2")
+    message: str = ""  # the first failure it found
+
+
+@dataclass
+class ClauseResult:
+    """One clause of a function's contract: the unit of credit, all or nothing."""
+
+    clause: str  # "K2"
+    text: str  # as the notebook states it
     points: float  # earned
     max_points: float
-    message: str = ""
-    clause: str = ""  # contract clause id of the function ("K2")
-    clause_text: str = ""  # that clause as the notebook states it
-    input: str = ""  # the (smallest) failing call, e.g. "one_hot([], 4)"
+    passed: bool
+    message: str = ""  # the failure charged here (the smallest input found), in Indonesian
+    input: str = ""  # that failing call, e.g. "one_hot([], 4)"
     expected: str = ""
     obtained: str = ""
+    checks: list[str] = field(default_factory=list)  # the checks whose failures were charged here
 
 
 @dataclass
@@ -115,8 +131,13 @@ class CellResult:
     score: float
     max_score: float
     status: CellStatus = CellStatus.OK
+    clauses: list[ClauseResult] = field(default_factory=list)
     checks: list[CheckResult] = field(default_factory=list)
     misconceptions: list[dict[str, str]] = field(default_factory=list)  # {id, hint}
+
+    @property
+    def lost(self) -> list[ClauseResult]:
+        return [c for c in self.clauses if not c.passed]
 
 
 @dataclass(frozen=True)
@@ -207,6 +228,7 @@ class GradingRecord:
                     "score": c.score,
                     "max_score": c.max_score,
                     "status": CellStatus(c.status).value,
+                    "clauses": [asdict(k) for k in c.clauses],
                     "checks": [asdict(k) for k in c.checks],
                     "misconceptions": [m["id"] for m in c.misconceptions],
                 }
@@ -310,7 +332,6 @@ def _cell_from_dict(data: Any) -> CellResult | None:
     except ValueError:
         status = CellStatus.ERROR
     checks = []
-    names = {f.name for f in dataclasses.fields(CheckResult)}
     for chk in _list(data.get("checks")):
         if not isinstance(chk, dict):
             continue
@@ -319,11 +340,13 @@ def _cell_from_dict(data: Any) -> CellResult | None:
                 name=_text(chk.get("name"), "?"),
                 title=_text(chk.get("title"), _text(chk.get("name"), "?")),
                 passed=chk.get("passed") is True,
-                points=_number(chk.get("points")),
-                max_points=_number(chk.get("max_points")),
-                **{k: _text(chk.get(k)) for k in names - {"name", "title", "passed", "points", "max_points"}},
+                clause=_text(chk.get("clause")),
+                message=_text(chk.get("message")),
             )
         )
+    clauses = [c for c in map(_clause_from_dict, _list(data.get("clauses"))) if c is not None]
+    if not clauses and "clauses" not in data:  # a version-3 record: each check had its own points
+        clauses = _clauses_of_v3(_list(data.get("checks")))
     misconceptions = [
         {"id": m, "hint": ""} for m in _list(data.get("misconceptions")) if isinstance(m, str) and m
     ]
@@ -333,26 +356,78 @@ def _cell_from_dict(data: Any) -> CellResult | None:
         _number(data.get("score")),
         _number(data.get("max_score")),
         status,
+        clauses,
         checks,
         misconceptions,
     )
+
+
+_CLAUSE_TEXTS = ("message", "input", "expected", "obtained")
+
+
+def _clause_from_dict(data: Any) -> ClauseResult | None:
+    if not isinstance(data, dict) or not _text(data.get("clause")):
+        return None
+    return ClauseResult(
+        clause=_text(data.get("clause")),
+        text=_text(data.get("text")),
+        points=_number(data.get("points")),
+        max_points=_number(data.get("max_points")),
+        passed=data.get("passed") is True,
+        checks=[n for n in _list(data.get("checks")) if isinstance(n, str)][:50],
+        **{k: _text(data.get(k)) for k in _CLAUSE_TEXTS},
+    )
+
+
+def _clauses_of_v3(checks: list) -> list[ClauseResult]:
+    """A version-3 record's checks (each with points and its clause) read as clauses."""
+    found: dict[str, ClauseResult] = {}
+    for chk in checks:
+        if not isinstance(chk, dict):
+            continue
+        key = _text(chk.get("clause"), "?")
+        c = found.setdefault(key, ClauseResult(key, _text(chk.get("clause_text")), 0.0, 0.0, True))
+        c.points += _number(chk.get("points"))
+        c.max_points += _number(chk.get("max_points"))
+        if chk.get("passed") is not True:
+            if c.passed:
+                c.message, c.input = _text(chk.get("message")), _text(chk.get("input"))
+                c.expected, c.obtained = _text(chk.get("expected")), _text(chk.get("obtained"))
+            c.passed = False
+            c.checks.append(_text(chk.get("name"), "?"))
+    return list(found.values())
 
 
 # --------------------------------------------------------------------------------------------
 # JSON Schema (docs/grading-record.schema.json), generated from the classes above
 # --------------------------------------------------------------------------------------------
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema of a version-3 ``.grading.json`` record."""
+    """The JSON Schema of a ``.grading.json`` record of the current version."""
     check = _object_schema(CheckResult)
+    clause = _object_schema(ClauseResult)
     cell = {
         "type": "object",
-        "required": ["grade_id", "function", "score", "max_score", "status", "checks", "misconceptions"],
+        "required": [
+            "grade_id",
+            "function",
+            "score",
+            "max_score",
+            "status",
+            "clauses",
+            "checks",
+            "misconceptions",
+        ],
         "properties": {
             "grade_id": {"type": "string"},
             "function": {"type": "string"},
             "score": {"type": "number"},
             "max_score": {"type": "number"},
             "status": {"enum": [s.value for s in CellStatus]},
+            "clauses": {
+                "type": "array",
+                "items": {"$ref": "#/$defs/clause"},
+                "description": "the function's clauses (Ketentuan yang dinilai): the unit of credit",
+            },
             "checks": {"type": "array", "items": {"$ref": "#/$defs/check"}},
             "misconceptions": {
                 "type": "array",
@@ -414,7 +489,7 @@ def json_schema() -> dict[str, Any]:
             "cells": {"type": "array", "items": {"$ref": "#/$defs/cell"}},
         },
         "additionalProperties": False,
-        "$defs": {"check": check, "cell": cell, "note": note},
+        "$defs": {"clause": clause, "check": check, "cell": cell, "note": note},
     }
 
 
@@ -428,7 +503,10 @@ def _object_schema(cls) -> dict[str, Any]:
         kind = hints[f.name]
         if isinstance(kind, types.UnionType):
             kind = next(a for a in typing.get_args(kind) if a is not type(None))
-        properties[f.name] = {"type": _JSON_TYPES[kind]}
+        if typing.get_origin(kind) is list:
+            properties[f.name] = {"type": "array", "items": {"type": _JSON_TYPES[typing.get_args(kind)[0]]}}
+        else:
+            properties[f.name] = {"type": _JSON_TYPES[kind]}
         required.append(f.name)
     return {"type": "object", "required": required, "properties": properties, "additionalProperties": False}
 

@@ -18,8 +18,10 @@ from typing import Any
 import nbformat
 import numpy as np
 
+from .contracts import parse_contracts
 from .course import Course
 from .notebook import HIDDEN_MARKER, SOLUTION_BEGIN, SOLUTION_END, grade_id, is_test_cell, nbgrader_meta
+from .publish import ENGINE, PUBLIC_DIR, files_of
 
 VOLATILE_CELL_KEYS = ("id",)
 RUBRIC_HEADING = (
@@ -52,7 +54,13 @@ def data_files(folder: Path) -> dict[str, bytes]:
     folder = Path(folder)
     if not folder.is_dir():
         return {}
-    names = sorted(n for n in os.listdir(folder) if not n.startswith(".") and not n.endswith(".ipynb"))
+    names = sorted(
+        n
+        for n in os.listdir(folder)
+        if not n.startswith(".")
+        and not n.endswith(".ipynb")
+        and n != PUBLIC_DIR  # the public checks: not data
+    )
     if len(names) > MAX_DATA_FILES:
         raise DataFileError(
             f"{folder}: {len(names)} data files beside the notebooks (at most {MAX_DATA_FILES})"
@@ -136,9 +144,66 @@ def generate_release(course: Course, dest_root: Path | None = None) -> Path:
     return (Path(dest_root) / "release" / course.assignment) if dest_root else course.release
 
 
+def points_problems(source_dir: Path) -> list[str]:
+    """Test cells whose nbgrader points differ from the sum of their function's clause points (the
+    clauses, stated with their points in the notebook, are the one source of the points)."""
+    problems = []
+    for path in sorted(Path(source_dir).glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        contracts = parse_contracts(nb)
+        for cell in nb.cells:
+            gid = grade_id(cell) or ""
+            if not (is_test_cell(cell) and gid.startswith("test_")):
+                continue
+            clauses = contracts.get(gid.removeprefix("test_"), {})
+            total = round(sum(c.points for c in clauses.values()), 6)
+            stated = float(nbgrader_meta(cell).get("points", 0))
+            unpointed = [c.id for c in clauses.values() if c.points <= 0]
+            if unpointed:
+                problems.append(
+                    f"{path.name} {gid}: clauses without points: {', '.join(unpointed)} (write 'K1 (1 poin).')"
+                )
+            elif total != stated:
+                problems.append(
+                    f"{path.name} {gid}: nbgrader points {stated:g}, but its clauses add up to {total:g}; "
+                    "set the cell's points to the sum"
+                )
+    return problems
+
+
+def _public_problems(release_dir: Path) -> list[str]:
+    folder = Path(release_dir) / PUBLIC_DIR
+    notebooks = sorted(Path(release_dir).glob("*.ipynb"))
+    uses = any("from public_checks import" in c.source for p in notebooks for c in nbformat.read(p, 4).cells)
+    if not uses:
+        return []
+    files = files_of(folder)
+    problems = []
+    if files.get(ENGINE) != Path(__file__).with_name("public_checks.py").read_bytes():
+        problems.append(
+            f"{PUBLIC_DIR}/{ENGINE} is not this version's pe_course.public_checks (run `pe-course release`)"
+        )
+    for path in notebooks:
+        if f"{path.stem}.json" not in files and "from public_checks import" in path.read_text(
+            encoding="utf-8"
+        ):
+            problems.append(
+                f"{PUBLIC_DIR}/{path.stem}.json is missing: the test cells of {path.name} need it"
+            )
+    extra = (
+        [p.name for p in folder.iterdir() if p.name not in files and p.name != "__pycache__"]
+        if folder.is_dir()
+        else []
+    )
+    if extra:
+        problems.append(f"{PUBLIC_DIR}/ holds other files than the public checks: {', '.join(sorted(extra))}")
+    return problems
+
+
 def release_problems(release_dir: Path, source_dir: Path) -> list[str]:
     """Everything that makes a release unsafe or unusable for students (empty when fine)."""
     problems: list[str] = _data_problems(Path(release_dir), Path(source_dir))
+    problems += points_problems(Path(source_dir)) + _public_problems(Path(release_dir))
     sources = {p.name: nbformat.read(p, as_version=4) for p in sorted(Path(source_dir).glob("*.ipynb"))}
     released = {p.name: nbformat.read(p, as_version=4) for p in sorted(Path(release_dir).glob("*.ipynb"))}
     if set(sources) != set(released):
@@ -227,14 +292,37 @@ def release_diff(course: Course) -> list[str]:
         differ += [
             n for n in sorted(set(fresh_data) | set(committed)) if fresh_data.get(n) != committed.get(n)
         ]
-        return differ
+    public = public_check_files(course)
+    for where in (course.source, course.release):
+        found = files_of(where / PUBLIC_DIR)
+        differ += [
+            f"{where.relative_to(course.root)}/{PUBLIC_DIR}/{n}"
+            for n in sorted(set(public) | set(found))
+            if public.get(n) != found.get(n)
+        ]
+    return differ
+
+
+def public_check_files(course: Course) -> dict[str, bytes]:
+    """The public checks as a fresh release would hold them (computed from graders/ and the reference)."""
+    from .notebook import load_reference
+    from .publish import public_files
+    from .score import load_suite
+
+    notebooks = [p.stem for p in sorted(course.source.glob("*.ipynb"))]
+    return public_files(load_suite(course.graders), load_reference(course.source), notebooks)
 
 
 def refresh_release(course: Course) -> Path:
     """Check a fresh release in a scratch directory, then generate ``release/`` and the gradebook entry.
 
-    The one command that refreshes the committed (golden) copy: ``pe-course release``.
+    The one command that refreshes the committed (golden) copy: ``pe-course release``. The public
+    checks are written into ``source/<assignment>/public_checks/`` first, so that nbgrader copies
+    them beside the notebooks (also for an instructor who runs plain ``nbgrader generate_assignment``).
     """
+    from .publish import write
+
+    write(course.source / PUBLIC_DIR, public_check_files(course))
     with tempfile.TemporaryDirectory() as tmp:
         problems = release_problems(generate_release(course, Path(tmp)), course.source)
     if problems:

@@ -23,12 +23,13 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
-from .checks import Check, CheckFailed, Composition, Grader, Misconception, show_call
+from .checks import Check, CheckFailed, Composition, Graded, Grader, Misconception
 from .diagnosis import diagnose
 from .execute import sandbox_from_config
 from .feedback import cell_markdown, cell_text
 from .notebook import grade_id, is_test_cell, load_reference, test_cell_ids, worker_cells
-from .record import CellResult, CellStatus, CheckResult, GradingRecord, Note, NoteKind
+from .public_checks import Clause
+from .record import CellResult, CellStatus, CheckResult, ClauseResult, GradingRecord, Note, NoteKind
 from .release import sandbox_data_files
 from .sandbox import Limits, Sandbox
 from .sandbox.client import StudentProcess
@@ -84,6 +85,7 @@ class GraderSuite:
         default_factory=dict
     )  # function -> contract domain (graders/contracts.py)
     package: str = ""  # the name graders/ is imported under
+    graded: dict[str, Graded] = field(default_factory=dict)  # function -> its classes of input, form clause
 
     def module(self, name: str) -> Any:
         """A module of the grader package, e.g. ``suite.module("strategies")``."""
@@ -98,8 +100,13 @@ class GraderSuite:
             return [fn for fn in ids if fn in self.checks]
         return []
 
-    def max_score(self, function: str) -> float:
-        return round(sum(c.points for c in self.checks[function]), 6)
+    @staticmethod
+    def clauses(reference: Any, function: str) -> dict[str, Clause]:
+        """The function's clauses with their points, as the source notebook states them."""
+        return dict(getattr(reference, "contracts", {}).get(function, {}))
+
+    def max_score(self, reference: Any, function: str) -> float:
+        return round(sum(c.points for c in self.clauses(reference, function).values()), 6)
 
 
 _SUITES: dict[str, GraderSuite] = {}
@@ -125,6 +132,7 @@ def load_suite(graders_dir: Path) -> GraderSuite:
     notebooks: dict[str, list[str]] = {}
     compositions: dict[str, Composition] = {}
     domains: dict[str, Any] = {}
+    graded: dict[str, Graded] = {}
     modules = sorted(graders_dir.glob("checks_*.py")) + [
         graders_dir / "misconceptions.py",
         graders_dir / "contracts.py",
@@ -135,6 +143,8 @@ def load_suite(graders_dir: Path) -> GraderSuite:
         module = importlib.import_module(f"{pkg_name}.{path.stem}")
         domains.update(getattr(module, "DOMAINS", {}))
         for obj in vars(module).values():
+            if isinstance(obj, Graded):
+                graded[obj.function] = obj
             if isinstance(getattr(obj, "__pe_composition__", None), Composition):
                 comp = obj.__pe_composition__
                 compositions[comp.function] = comp
@@ -152,7 +162,9 @@ def load_suite(graders_dir: Path) -> GraderSuite:
     for comp in compositions.values():  # a misconception carried into the functions built on it
         carried = [comp.carry(m) for m in misconceptions.get(comp.upstream, []) if m.carried_from is None]
         misconceptions.setdefault(comp.function, []).extend(carried)
-    suite = GraderSuite(checks, misconceptions, notebooks, graders_dir, compositions, domains, pkg_name)
+    suite = GraderSuite(
+        checks, misconceptions, notebooks, graders_dir, compositions, domains, pkg_name, graded
+    )
     _SUITES[str(graders_dir)] = suite
     return suite
 
@@ -201,52 +213,52 @@ def grade_notebook(
 def _grade_function(
     fn: str, suite: GraderSuite, reference: dict[str, Any], student: StudentProcess, deadline: float
 ) -> CellResult:
-    cell = CellResult(f"test_{fn}", fn, 0.0, suite.max_score(fn), CellStatus.OK)
-    grader = Grader(student, reference)
+    clauses = suite.clauses(reference, fn)
+    cell = CellResult(f"test_{fn}", fn, 0.0, suite.max_score(reference, fn), CellStatus.OK)
+    grader = Grader(student, reference, suite.graded.get(fn))
     comp = suite.compositions.get(fn)
     if comp is not None:  # one mistake, one cell: graded with a correct upstream function
         student.upstream[fn] = (comp.upstream, reference[comp.upstream])
-    clauses = getattr(reference, "contracts", {}).get(fn, {})
-    if student.status(fn) in ("missing", "not-callable"):
+    status = student.status(fn)
+    if status in ("missing", "not-callable"):
         cell.status = CellStatus.MISSING_FUNCTION
     internal_error = False
     for chk in suite.checks[fn]:
-        result = CheckResult(
-            chk.name,
-            chk.title,
-            False,
-            0.0,
-            chk.points,
-            clause=chk.clause,
-            clause_text=clauses.get(chk.clause, ""),
-        )
-        cell.checks.append(result)
-        if cell.status == CellStatus.MISSING_FUNCTION:
-            result.message = (
-                f"Fungsi `{fn}` tidak ditemukan di notebook."
-                if student.status(fn) == "missing"
-                else f"`{fn}` ada di notebook, tetapi bukan fungsi."
+        with grader.running(chk):
+            if cell.status == CellStatus.MISSING_FUNCTION:
+                message = (
+                    f"Fungsi `{fn}` tidak ditemukan di notebook."
+                    if status == "missing"
+                    else f"`{fn}` ada di notebook, tetapi bukan fungsi."
+                )
+                grader.record(CheckFailed(message), 0)
+            elif time.monotonic() > deadline:
+                grader.record(CheckFailed("Waktu penilaian untuk notebook ini habis."), 0)
+            else:
+                try:
+                    chk.run(grader)
+                except CheckFailed as exc:  # a stated property that does not hold, or a call without a value
+                    grader.record(exc, 0)
+                except Exception:  # noqa: BLE001 (a grader bug must never award points)
+                    internal_error = True
+                    detail = traceback.format_exc(limit=3).strip().splitlines()[-1]
+                    grader.record(CheckFailed(f"Kesalahan internal penilai ({detail}); hubungi pengajar."), 0)
+        found = grader.found.get(chk.name, [])
+        cell.checks.append(CheckResult(chk.name, chk.title, not found, chk.clause, found[0] if found else ""))
+    for v in grader.verdicts(clauses):
+        f = v.failure
+        cell.clauses.append(
+            ClauseResult(
+                v.clause.id,
+                v.clause.text,
+                v.points,
+                v.clause.points,
+                v.passed,
+                *((f.message, f.input, f.expected, f.obtained) if f else ("", "", "", "")),
+                checks=v.checks,
             )
-            continue
-        if time.monotonic() > deadline:
-            result.message = "Waktu penilaian untuk notebook ini habis."
-            continue
-        try:
-            chk.run(grader)
-        except CheckFailed as exc:
-            result.message = str(exc)
-            result.input, result.expected, result.obtained = exc.input, exc.expected, exc.obtained
-            if not result.input and grader.log:  # a property check: the call it just made is the input
-                last = grader.log[-1]
-                result.input = show_call(last.fn, last.args, last.kwargs)
-                result.message += f" (input: {result.input})"
-        except Exception:  # noqa: BLE001 (a grader bug must never award points)
-            internal_error = True
-            detail = traceback.format_exc(limit=3).strip().splitlines()[-1]
-            result.message = f"Kesalahan internal penilai ({detail}); hubungi pengajar."
-        else:
-            result.passed, result.points = True, chk.points
-    cell.score = round(sum(c.points for c in cell.checks), 6)
+        )
+    cell.score = round(sum(c.points for c in cell.clauses), 6)
     kinds = {rec.outcome.kind for rec in grader.log if rec.fn == fn}
     if cell.status == CellStatus.OK:
         if "limit" in kinds or student.status(fn) == "limit":
@@ -258,8 +270,8 @@ def _grade_function(
         elif internal_error or (kinds and kinds <= {"raised"}):
             cell.status = CellStatus.ERROR
     if cell.score < cell.max_score:
-        found = diagnose(grader.log, suite.misconceptions.get(fn, []), reference)
-        cell.misconceptions = [{"id": m.id, "hint": m.hint} for m in found]
+        found_m = diagnose(grader.log, suite.misconceptions.get(fn, []), reference)
+        cell.misconceptions = [{"id": m.id, "hint": m.hint} for m in found_m]
     return cell
 
 

@@ -337,7 +337,7 @@ def _read_cell(
     for chk in cell.checks:
         key = (notebook, cell.grade_id, chk.name)
         if key not in checks:
-            checks[key] = CheckStat(notebook, cell.grade_id, chk.name, chk.title, chk.max_points)
+            checks[key] = CheckStat(notebook, cell.grade_id, chk.name, chk.title, 0.0)
         cs = checks[key]
         cs.n += 1
         if chk.passed:

@@ -21,6 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from ..public_checks import (
+    Outcome,  # what one call of a student function gave (shared with the public checks)
+)
 from . import codec, groups
 from .channel import LineClosed, LineReader, LineTimeout, LineTooLong
 from .groups import Usage
@@ -33,20 +36,6 @@ MAX_UPSTREAM_CALLS = 64  # stand-in calls answered during one graded call
 MAX_UPSTREAM_ITEMS = 1_000_000  # numbers in one stand-in call's arguments
 MAX_UPSTREAM_INT = 100_000  # largest integer argument (d_model, length) a stand-in call may pass
 _HERE = Path(__file__).parent
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What happened when the grader called one student function."""
-
-    kind: str  # value | raised | timeout | crashed | limit (a resource-group limit) | missing | invalid
-    value: Any = None
-    error: str = ""  # exception class name (kind == raised), untrusted text
-    message: str = ""  # untrusted text, already shortened
-
-    @property
-    def ok(self) -> bool:
-        return self.kind == "value"
 
 
 @dataclass

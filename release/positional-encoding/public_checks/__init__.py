@@ -1,0 +1,805 @@
+"""Checks a student can run before submitting, and the rule that charges every lost point once.
+
+This module is the one code path for what a student reads about a check: the comparisons and
+their Indonesian messages, and the rule that decides which requirement (clause ``K1``, ``K2``, ...
+of a function's "Ketentuan yang dinilai") a failure is charged to. The hidden graders
+(``pe_course.checks``) use it while grading; a copy of it ships with every release as
+``public_checks/__init__.py``, beside the notebooks, where each ``test_<function>`` cell runs it in
+the student's kernel::
+
+    from public_checks import check_function
+    check_function("embed", embed)
+
+It must stay importable with the standard library and NumPy only.
+
+**The charging rule.** A clause is the unit of credit: it earns its points when nothing is charged
+to it, and loses all of them (once) otherwise.
+
+- A result of the wrong form (a list where the notebook promises an ``np.ndarray``, a tuple of
+  another length, a shape the form clause states) is charged to the function's *form* clause, and
+  its values are still compared; a function without one has its values compared whatever their form.
+- Every input is *ordinary* or belongs to the narrower classes of input the clauses name (a Python
+  list, ``T = 0``, ``T = block_size``, ``base`` given, ``k`` negative, ...), the first in the
+  graders' order being *its* class. A wrong result or an error on an ordinary input is charged to the
+  base clause (K1). On an input of a narrower class it is charged to that class's clause, unless it
+  is the same mistake as on the class's *twin*, the nearest input without that feature (the same
+  ids as an array, a table one row longer, the default ``base``): then it is charged where the
+  twin's failure is. It is the same mistake when the function's results on the input and its twin
+  relate as the reference's do (equal where the reference gives equal results, different where it
+  gives different ones, both wrong), or when both raise the same error and the narrower clause has
+  other inputs the function gets right.
+- A property the notebook states (norms kept, one-hot times table equals lookup, ...) that does not
+  hold is charged to the clause the check names; a call inside it that gave no value is charged as
+  above.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BASE_CLAUSE = "K1"
+
+
+# --------------------------------------------------------------------------------------------
+# Showing values
+# --------------------------------------------------------------------------------------------
+def brief(value: Any) -> str:
+    """A value as one short line (arrays rounded and elided), for messages.
+
+    Only plain values are formatted; anything else is named by its type (never its own ``repr``).
+    """
+    if type(value) is np.ndarray and value.dtype.kind in "biuf":
+        text = np.array2string(value, precision=4, suppress_small=True, separator=", ", threshold=40)
+        if value.size == 0:
+            text = f"array berbentuk {value.shape}"
+    elif type(value) in (tuple, list) and len(value) <= 20:
+        inner = ", ".join(brief(v) for v in value)
+        text = f"({inner}{',' if len(value) == 1 else ''})" if type(value) is tuple else f"[{inner}]"
+    elif type(value) is float or isinstance(value, np.floating):
+        text = f"{float(value):.6g}"
+    elif type(value) in (int, bool) or value is None or isinstance(value, np.integer):
+        text = repr(value.item() if isinstance(value, np.generic) else value)
+    else:
+        text = f"<{type(value).__name__}>"
+    text = " ".join(text.split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def show_call(fn: str, args: tuple, kwargs: Mapping[str, Any]) -> str:
+    """``fn(arg, ..., key=value)`` with arrays shown compactly (bounded length)."""
+    parts = [brief(a) for a in args] + [f"{k}={brief(v)}" for k, v in kwargs.items()]
+    return f"{fn}(" + ", ".join(parts) + ")"
+
+
+def untrusted(text: str) -> str:
+    """Text that came from student code, made inert for Markdown/HTML (no tags, no links)."""
+    text = html.escape(str(text), quote=True)
+    return re.sub(r"([\\`*_{}\[\]()#+!|~])", r"\\\1", text)
+
+
+def plain(markdown: str) -> str:
+    """A message as plain text: markup and the escapes of :func:`untrusted` removed."""
+    text = markdown.replace("**", "").replace("`", "")
+    text = re.sub(r"\\([\\`*_{}\[\]()#+!|~])", r"\1", text)
+    return html.unescape(text)
+
+
+# --------------------------------------------------------------------------------------------
+# Calls and their failures
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Outcome:
+    """What happened when a student's function was called once."""
+
+    kind: str  # value | raised | timeout | crashed | limit (a resource-group limit) | missing | invalid
+    value: Any = None
+    error: str = ""  # exception class name (kind == raised), untrusted text
+    message: str = ""  # untrusted text, already shortened
+
+    @property
+    def ok(self) -> bool:
+        return self.kind == "value"
+
+
+def call_outcome(func: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any]) -> Outcome:
+    """Call ``func`` on private copies of the arguments; its value, or the error it raised."""
+    try:
+        with np.errstate(all="ignore"):
+            value = func(*copy.deepcopy(args), **copy.deepcopy(dict(kwargs)))
+    except Exception as exc:  # noqa: BLE001 (an error raised is an outcome like a value)
+        return Outcome("raised", error=type(exc).__name__, message=str(exc)[:300])
+    return Outcome("value", value=value)
+
+
+class CheckFailed(Exception):
+    """A comparison or a stated property did not hold; the message is shown to the student.
+
+    ``kind``: "value" (wrong values or shape), "form" (a result of another form than the form clause
+    promises) or "no-value" (the call raised, timed out, crashed, ...; ``call`` and ``outcome`` say
+    which). ``input``, ``expected`` and ``obtained`` are short texts kept apart for the record.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        input: str = "",
+        expected: str = "",
+        obtained: str = "",
+        kind: str = "value",
+        call: tuple[str, tuple, dict] | None = None,
+        outcome: Outcome | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.input, self.expected, self.obtained = input, expected, obtained
+        self.kind, self.call, self.outcome = kind, call, outcome
+
+
+def obtained_text(outcome: Outcome) -> str:
+    if outcome.kind == "raised":
+        return untrusted(outcome.error)
+    return {
+        "timeout": "batas waktu terlampaui",
+        "crashed": "proses berhenti",
+        "limit": outcome.message,
+        "missing": "fungsi tidak ada",
+        "invalid": "bukan nilai numerik",
+    }.get(outcome.kind, outcome.kind)
+
+
+def describe_failure(
+    fn: str, outcome: Outcome, args: tuple | None = None, kwargs: Mapping | None = None
+) -> str:
+    """Indonesian sentence for a call that did not return a usable value."""
+    where = f" untuk input {show_call(fn, args, kwargs or {})}" if args is not None else ""
+    if outcome.kind == "raised":
+        if outcome.error == "NotImplementedError":
+            return f"`{fn}` belum diimplementasikan (masih `raise NotImplementedError(...)`)."
+        detail = f": {untrusted(outcome.message)}" if outcome.message else ""
+        return f"`{fn}` melempar {untrusted(outcome.error)}{where}{detail}"
+    if outcome.kind == "timeout":
+        return (
+            f"`{fn}` tidak selesai dalam batas waktu{where} — periksa apakah ada perulangan "
+            "yang tidak pernah berhenti."
+        )
+    if outcome.kind == "limit":
+        return (
+            f"`{fn}` melewati batas sumber daya{where}: {outcome.message}. Semua proses yang dimulai "
+            "kode Anda berbagi batas memori, jumlah proses/thread, waktu CPU dan berkas."
+        )
+    if outcome.kind == "crashed":
+        return (
+            f"Proses berhenti saat menjalankan `{fn}`{where} (misalnya memori habis, `os._exit`, "
+            "atau `sys.exit`). Fungsi harus mengembalikan nilai."
+        )
+    if outcome.kind == "missing":
+        if outcome.message == "not-callable":
+            return f"`{fn}` ada di notebook, tetapi bukan fungsi."
+        return f"Fungsi `{fn}` tidak ditemukan di notebook. Pastikan namanya tepat `{fn}`."
+    return (
+        f"Keluaran `{fn}` bukan array NumPy atau bilangan biasa ({untrusted(outcome.message)}). "
+        "Kembalikan `np.ndarray` atau bilangan, bukan objek lain."
+    )
+
+
+def no_value(
+    fn: str, outcome: Outcome, args: tuple, kwargs: Mapping[str, Any], expected: str = ""
+) -> CheckFailed:
+    """The failure of a call that gave no usable value (raised, timed out, crashed, ...)."""
+    return CheckFailed(
+        describe_failure(fn, outcome, args, kwargs),
+        input=show_call(fn, args, kwargs),
+        expected=expected,
+        obtained=obtained_text(outcome),
+        kind="no-value",
+        call=(fn, tuple(args), dict(kwargs)),
+        outcome=outcome,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Comparing
+# --------------------------------------------------------------------------------------------
+def _kind(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"np.ndarray berbentuk {value.shape}"
+    return type(value).__name__
+
+
+def _is_real_scalar(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return True
+    return isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iuf"
+
+
+def _numbers(value: Any) -> np.ndarray | None:
+    """``value`` as a float array, or None when it is not made of plain numbers."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype.kind == "b"):
+        return None
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError):
+        return None
+    if arr.dtype.kind not in "iuf":
+        return None
+    return arr.astype(np.float64)
+
+
+def _shape(value: Any) -> Any:
+    """The shapes in a value (per element of a tuple or list), None where it holds no plain numbers."""
+    if (
+        isinstance(value, (tuple, list))
+        and value
+        and all(isinstance(v, (np.ndarray, tuple, list)) for v in value)
+    ) and (isinstance(value, tuple) or any(isinstance(v, np.ndarray) for v in value)):
+        return tuple(_shape(v) for v in value)
+    arr = _numbers(value)
+    return None if arr is None else arr.shape
+
+
+def form_problem(actual: Any, expected: Any, shape: bool = False) -> str | None:
+    """How ``actual``'s form differs from ``expected``'s (container, and shape when ``shape``), or None."""
+    if isinstance(expected, tuple):
+        if not isinstance(actual, tuple) or len(actual) != len(expected):
+            return f"harus berupa tuple berisi {len(expected)} nilai, tetapi didapat {_kind(actual)}"
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            problem = form_problem(a, e, shape)
+            if problem:
+                return f"elemen ke-{i} {problem}"
+        return None
+    if isinstance(expected, np.ndarray):
+        if not isinstance(actual, np.ndarray):
+            return f"harus berupa np.ndarray, tetapi didapat {_kind(actual)}"
+        if shape and actual.shape != expected.shape:
+            return f"harus berbentuk {expected.shape}, tetapi berbentuk {actual.shape}"
+        return None
+    if type(expected) is float and not (isinstance(actual, float) or type(actual) is int):
+        return f"harus berupa float Python, tetapi didapat {_kind(actual)}"
+    return None
+
+
+def assert_close(
+    actual: Any,
+    expected: Any,
+    what: str,
+    rtol: float = 1e-6,
+    atol: float = 1e-8,
+    inputs: str | None = None,
+) -> None:
+    """Compare a student's value with the expected one by its numbers: shape, finiteness, values.
+
+    The container does not matter here (a nested list of the right numbers equals the array):
+    :func:`form_problem` judges the form where a clause promises one. ``inputs`` (the call, as
+    :func:`show_call` writes it) is named in every message.
+    """
+    where = f" untuk input {inputs}" if inputs else ""
+
+    def fail(message: str) -> CheckFailed:
+        return CheckFailed(message, input=inputs or "", expected=brief(expected), obtained=brief(actual))
+
+    if isinstance(expected, tuple):
+        if not isinstance(actual, (tuple, list)) or len(actual) != len(expected):
+            raise fail(f"{what} harus berisi {len(expected)} nilai{where}, tetapi didapat {_kind(actual)}.")
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            assert_close(a, e, f"{what} (elemen ke-{i})", rtol, atol, inputs)
+        return
+    expected_arr = np.asarray(expected, dtype=np.float64)
+    actual_arr = _numbers(actual)
+    if actual_arr is None:
+        raise fail(f"{what} harus berisi bilangan{where}, tetapi didapat {_kind(actual)}.")
+    if actual_arr.shape != expected_arr.shape:
+        raise fail(
+            f"Bentuk {what} salah{where}: diharapkan {expected_arr.shape}, didapat {actual_arr.shape}."
+        )
+    if not np.all(np.isfinite(actual_arr)) and np.all(np.isfinite(expected_arr)):
+        raise fail(
+            f"{what} mengandung NaN atau tak hingga{where}"
+            " — periksa pembagian dengan nol atau overflow (misalnya exp dari bilangan besar)."
+        )
+    close = np.isclose(actual_arr, expected_arr, rtol=rtol, atol=atol)
+    if close.all():
+        return
+    diff = np.where(close, 0.0, np.abs(actual_arr - expected_arr))
+    worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
+    message = (
+        f"Nilai {what} salah{where}: {int((~close).sum())} dari {close.size} elemen berbeda "
+        f"(selisih terbesar {float(diff.max()):.4g}"
+    )
+    message += f" pada indeks {tuple(int(i) for i in worst)})." if worst else ")."
+    message += f" Diharapkan {brief(expected_arr)}, didapat {brief(actual_arr)}."
+    raise fail(message)
+
+
+def close_enough(a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-8) -> bool:
+    try:
+        assert_close(a, b, "nilai", rtol=rtol, atol=atol)
+    except CheckFailed:
+        return False
+    return True
+
+
+def as_array(value: Any, shape: tuple, what: str) -> np.ndarray:
+    """``value`` as a float array of exactly ``shape`` (for properties that compute with it)."""
+    arr = _numbers(value)
+    if arr is None:
+        raise CheckFailed(
+            f"{what} harus berisi bilangan, tetapi didapat {_kind(value)}.", obtained=_kind(value)
+        )
+    if arr.shape != tuple(shape):
+        raise CheckFailed(
+            f"Bentuk {what} salah: diharapkan {tuple(shape)}, didapat {arr.shape}.",
+            obtained=str(arr.shape),
+            expected=str(tuple(shape)),
+        )
+    return arr
+
+
+def judge(
+    fn: str,
+    args: tuple,
+    kwargs: Mapping[str, Any],
+    outcome: Outcome,
+    expected: Outcome,
+    *,
+    rtol: float = 1e-6,
+    atol: float = 1e-8,
+    what: str | None = None,
+    form_shape: bool | None = None,
+) -> list[CheckFailed]:
+    """What is wrong with a student's ``outcome`` of ``fn(*args, **kwargs)`` against ``expected``.
+
+    ``form_shape``: None when the function's form is not graded; False when the form clause
+    promises the container only, True when it also promises the shape. A wrong form is reported
+    beside (not instead of) wrong values.
+    """
+    shown = show_call(fn, args, kwargs)
+    if expected.kind == "raised":
+        if outcome.kind == "raised" and outcome.error == expected.error:
+            return []
+        if outcome.kind == "raised" and outcome.error != "NotImplementedError":
+            return [
+                CheckFailed(
+                    f"`{fn}` seharusnya melempar {expected.error} untuk input {shown}, tetapi melempar "
+                    f"{untrusted(outcome.error)}.",
+                    input=shown,
+                    expected=expected.error,
+                    obtained=untrusted(outcome.error),
+                    kind="no-value",
+                    call=(fn, tuple(args), dict(kwargs)),
+                    outcome=outcome,
+                )
+            ]
+        if outcome.kind == "value":
+            return [
+                CheckFailed(
+                    f"`{fn}` seharusnya melempar {expected.error} untuk input {shown}, tetapi mengembalikan "
+                    f"{brief(outcome.value)}.",
+                    input=shown,
+                    expected=expected.error,
+                    obtained=brief(outcome.value),
+                )
+            ]
+        return [no_value(fn, outcome, args, kwargs, expected=expected.error)]
+    if not outcome.ok:
+        return [no_value(fn, outcome, args, kwargs, expected=brief(expected.value))]
+    failures = []
+    if form_shape is not None:
+        problem = form_problem(outcome.value, expected.value, form_shape)
+        if problem:
+            failures.append(
+                CheckFailed(
+                    f"Keluaran `{fn}` {problem} (input {shown}).",
+                    input=shown,
+                    expected=brief(expected.value),
+                    obtained=_kind(outcome.value),
+                    kind="form",
+                )
+            )
+            if form_shape and _shape(outcome.value) != _shape(expected.value):
+                return failures  # the shape is the form clause's promise: values of another shape are not compared
+    try:
+        assert_close(outcome.value, expected.value, what or f"keluaran `{fn}`", rtol, atol, shown)
+    except CheckFailed as exc:
+        failures.append(exc)
+    return failures
+
+
+# --------------------------------------------------------------------------------------------
+# Clauses, and charging a failure to one of them
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Clause:
+    id: str  # "K1"
+    text: str  # as the notebook states it
+    points: float
+
+
+@dataclass
+class Failure:
+    """A failure charged to one clause (the record keeps the smallest per clause)."""
+
+    clause: str
+    message: str
+    check: str = ""
+    input: str = ""
+    expected: str = ""
+    obtained: str = ""
+    size: int = 0
+
+
+@dataclass
+class ClauseVerdict:
+    clause: Clause
+    failure: Failure | None = None
+    checks: list[str] = field(default_factory=list)  # the checks whose failures were charged here
+
+    @property
+    def passed(self) -> bool:
+        return self.failure is None
+
+    @property
+    def points(self) -> float:
+        return self.clause.points if self.passed else 0.0
+
+
+# How the twin of a failing input went (see the module docstring).
+TWIN_PASSED = "twin-passed"  # the mistake is the narrower clause's own
+SAME_VALUES = "same-values"  # wrong on both, related as the reference's results are: the twin's mistake
+UNCLEAR = "unclear"  # an error on one or both: the twin's mistake if the clause has evidence
+DIFFERENT = "different"  # another mistake than on the twin (inconsistent, or ignoring the feature)
+MAX_TWIN_DEPTH = 6
+
+
+@dataclass(frozen=True)
+class Step:
+    clause: str  # the clause of the input's class
+    relation: str | None  # how its twin went (None: the class has no twin)
+
+
+@dataclass(frozen=True)
+class Membership:
+    """A class of input a call belongs to: its clause, its twin (a call, or None), and whether the
+    reference gives the twin the same result."""
+
+    clause: str
+    twin: Any = None
+    same_expected: bool = False
+
+
+def relation(
+    outcome: Outcome, twin_outcome: Outcome, same_expected: bool, rtol: float = 1e-6, atol: float = 1e-8
+) -> str:
+    """How a failing call relates to its failing twin, from the student's outcomes on both."""
+    if outcome.ok and twin_outcome.ok:
+        same = close_enough(outcome.value, twin_outcome.value, rtol, atol)
+        return SAME_VALUES if same == same_expected else DIFFERENT
+    return UNCLEAR
+
+
+def trace(
+    call: Any,
+    outcome: Outcome,
+    memberships_of: Callable[[Any], list[Membership]],
+    evaluate: Callable[[Any], tuple[Outcome, bool]],
+    rtol: float = 1e-6,
+    atol: float = 1e-8,
+) -> list[Step]:
+    """The steps that decide where a failure on ``call`` is charged (see :func:`resolve`).
+
+    A class whose twin the function gets right is the one at fault. Otherwise the failure is
+    followed to the twin of the first class, unless the first class has no twin (an input that must
+    raise: its clause is charged) or the two results show another mistake.
+    """
+    steps: list[Step] = []
+    for _ in range(MAX_TWIN_DEPTH):
+        found = memberships_of(call)
+        if not found:
+            break
+        head = None
+        for m in found:
+            if m.twin is None:
+                continue
+            twin_outcome, passed = evaluate(m.twin)
+            if passed:
+                return [*steps, Step(m.clause, TWIN_PASSED)]
+            if head is None and m is found[0]:
+                head = twin_outcome
+        if head is None:
+            steps.append(Step(found[0].clause, None))
+            break
+        rel = relation(outcome, head, found[0].same_expected, rtol, atol)
+        steps.append(Step(found[0].clause, rel))
+        if rel == DIFFERENT:
+            break
+        call, outcome = found[0].twin, head
+    return steps
+
+
+def resolve(steps: Iterable[Step], evidence: set[str] | None, base: str = BASE_CLAUSE) -> str:
+    """The clause a failure is charged to, from its steps and the clauses with evidence (at least one
+    of their inputs answered right; None: take every clause as having some, for a first guess)."""
+    for step in steps:
+        if step.relation in (None, TWIN_PASSED, DIFFERENT):
+            return step.clause
+        if step.relation == UNCLEAR and evidence is not None and step.clause not in evidence:
+            return step.clause
+    return base
+
+
+def verdicts(
+    clauses: Iterable[Clause], failures: Iterable[Failure], unproven: Mapping[str, Failure] | None = None
+) -> list[ClauseVerdict]:
+    """One verdict per clause: the smallest failure charged to it (if any) and the checks that found it.
+    ``unproven``: clauses that still fail without a failure of their own (a form clause when no result
+    came back at all), with the failure to show."""
+    out = {c.id: ClauseVerdict(c) for c in clauses}
+    for f in failures:
+        v = out.get(f.clause)
+        if v is None:
+            continue
+        if f.check and f.check not in v.checks:
+            v.checks.append(f.check)
+        if v.failure is None or f.size < v.failure.size:
+            v.failure = f
+    for clause, f in (unproven or {}).items():
+        if clause in out and out[clause].failure is None:
+            out[clause].failure = f
+    return list(out.values())
+
+
+def clause_lines(clause: str, text: str, points: float, max_points: float, message: str = "") -> list[str]:
+    """One clause's result as markdown lines: what the feedback after grading and the public check
+    before it both show (``message``: the failure charged to it; empty when it passed)."""
+    mark = "❌" if message else "✅"
+    lines = [f"- {mark} **{clause}** ({points:g}/{max_points:g} poin): {text}"]
+    if message:
+        lines.append(f"  - {message}")
+    return lines
+
+
+def verdict_lines(v: ClauseVerdict) -> list[str]:
+    return clause_lines(
+        v.clause.id, v.clause.text, v.points, v.clause.points, v.failure.message if v.failure else ""
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Data files: arguments and results written as JSON
+# --------------------------------------------------------------------------------------------
+def to_data(value: Any) -> Any:
+    """A plain value as JSON data (arrays as ``{"array": ..., "dtype": ...}``, tuples as ``{"tuple": ...}``)."""
+    if isinstance(value, np.ndarray):
+        data = {"array": value.tolist(), "dtype": value.dtype.name}
+        if value.size == 0:
+            data["shape"] = list(value.shape)
+        return data
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple):
+        return {"tuple": [to_data(v) for v in value]}
+    if isinstance(value, list):
+        return [to_data(v) for v in value]
+    return value
+
+
+def from_data(data: Any) -> Any:
+    if isinstance(data, dict) and "array" in data:
+        return np.asarray(data["array"], dtype=data.get("dtype", "float64")).reshape(
+            data.get("shape", np.shape(data["array"]))
+        )
+    if isinstance(data, dict) and "tuple" in data:
+        return tuple(from_data(v) for v in data["tuple"])
+    if isinstance(data, list):
+        return [from_data(v) for v in data]
+    return data
+
+
+def outcome_to_data(outcome: Outcome) -> dict:
+    if outcome.kind == "raised":
+        return {"raises": outcome.error}
+    return {"value": to_data(outcome.value)}
+
+
+def outcome_from_data(data: Mapping[str, Any]) -> Outcome:
+    if "raises" in data:
+        return Outcome("raised", error=str(data["raises"]))
+    return Outcome("value", value=from_data(data["value"]))
+
+
+# --------------------------------------------------------------------------------------------
+# The public check, in the student's kernel
+# --------------------------------------------------------------------------------------------
+HERE = Path(__file__).resolve().parent
+
+
+class PublicChecker:
+    """Runs a function's public cases and properties (``<notebook>.json`` beside this file) on the
+    student's function, charging each failure as the graders do."""
+
+    def __init__(
+        self, name: str, func: Callable[..., Any], spec: Mapping[str, Any], properties: Any = None
+    ) -> None:
+        self.name, self.func, self.spec, self.properties = name, func, spec, properties
+        self.clauses = [Clause(k, c["text"], float(c["points"])) for k, c in spec["clauses"].items()]
+        self.form_shape = spec.get("form_shape")
+        self.form = spec.get("form")
+        self.base = spec.get("base", BASE_CLAUSE)
+        self.form_seen = False
+        self.first_no_value: CheckFailed | None = None
+        self.failures: list[Failure] = []
+        self.evidence: set[str] = set()
+        self.pending: list[tuple[list[Step], CheckFailed, str, int]] = []
+        self.check = ""
+
+    # -- what a property receives (the graders' Grader offers the same) --------------------------
+    def call(self, fn: str, *args: Any, **kwargs: Any) -> Any:
+        if fn != self.name:
+            raise KeyError(fn)
+        outcome = call_outcome(self.func, args, kwargs)
+        if not outcome.ok:
+            raise no_value(fn, outcome, args, kwargs)
+        return outcome.value
+
+    array = staticmethod(as_array)
+    close = staticmethod(assert_close)
+
+    @staticmethod
+    def fail(message: str, input: str = "") -> None:
+        raise CheckFailed(message, input=input)
+
+    # -- running ---------------------------------------------------------------------------------
+    def _evaluate(self, case: Mapping[str, Any]) -> tuple[Outcome, list[CheckFailed]]:
+        args = tuple(from_data(a) for a in case["args"])
+        kwargs = {k: from_data(v) for k, v in case.get("kwargs", {}).items()}
+        outcome = call_outcome(self.func, args, kwargs)
+        expected = outcome_from_data(case["expected"])
+        failures = judge(
+            self.name,
+            args,
+            kwargs,
+            outcome,
+            expected,
+            rtol=case.get("rtol", 1e-6),
+            atol=case.get("atol", 1e-8),
+            form_shape=self.form_shape,
+        )
+        if outcome.ok and not any(f.kind == "form" for f in failures) and expected.ok:
+            self.form_seen = True
+        return outcome, failures
+
+    def _memberships(self, case: Mapping[str, Any]) -> list[Membership]:
+        return [
+            Membership(m["clause"], m.get("twin"), bool(m.get("same_expected")))
+            for m in case.get("classes", [])
+        ]
+
+    def _twin(self, case: Mapping[str, Any]) -> tuple[Outcome, bool]:
+        outcome, failures = self._evaluate(case)
+        if not any(f.kind != "form" for f in failures):
+            self.evidence.update(m.clause for m in self._memberships(case))
+            return outcome, True
+        return outcome, False
+
+    def run_case(self, case: Mapping[str, Any]) -> None:
+        self.check = case.get("check", "")
+        outcome, failures = self._evaluate(case)
+        if not failures:
+            self.evidence.update([m.clause for m in self._memberships(case)] or [self.base])
+            return
+        size = len(json.dumps(case["args"]))
+        for exc in failures:
+            if exc.kind == "form":
+                self._charge(self.form or self.base, exc, size)
+            else:
+                if self.first_no_value is None and exc.kind == "no-value":
+                    self.first_no_value = exc
+                steps = trace(
+                    case,
+                    outcome,
+                    self._memberships,
+                    self._twin,
+                    case.get("rtol", 1e-6),
+                    case.get("atol", 1e-8),
+                )
+                self.pending.append((steps, exc, self.check, size))
+
+    def run_property(self, entry: Mapping[str, Any]) -> None:
+        self.check = entry["check"]
+        prop = getattr(self.properties, entry["property"])
+        try:
+            prop(self, *(from_data(a) for a in entry["args"]))
+        except CheckFailed as exc:
+            self._charge(entry["clause"], exc, len(json.dumps(entry["args"])))
+
+    def _charge(self, clause: str, exc: CheckFailed, size: int, check: str | None = None) -> None:
+        self.failures.append(
+            Failure(clause, str(exc), check or self.check, exc.input, exc.expected, exc.obtained, size)
+        )
+
+    def verdicts(self) -> list[ClauseVerdict]:
+        for steps, exc, check, size in self.pending:
+            self._charge(resolve(steps, self.evidence, self.base), exc, size, check)
+        self.pending = []
+        return verdicts(
+            self.clauses, self.failures, unproven_form(self.form, self.form_seen, self.first_no_value)
+        )
+
+
+def unproven_form(form: str | None, seen: bool, first: CheckFailed | None) -> dict[str, Failure]:
+    """A form clause with no result of the right form at all (every call raised, ...) is not met."""
+    if not form or seen:
+        return {}
+    message = "Tidak ada keluaran yang dapat diperiksa bentuknya" + (f": {first}" if first else ".")
+    return {
+        form: Failure(form, message, "", first.input if first else "", "", first.obtained if first else "")
+    }
+
+
+def _load(name: str, folder: Path) -> tuple[Mapping[str, Any], Any]:
+    for path in sorted(folder.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if name in data.get("functions", {}):
+            properties = None
+            if (folder / "properties.py").is_file():
+                import importlib.util
+
+                spec = importlib.util.spec_from_file_location("public_properties", folder / "properties.py")
+                if spec is not None and spec.loader is not None:
+                    properties = importlib.util.module_from_spec(spec)
+                    spec.loader.exec_module(properties)
+            return data["functions"][name], properties
+    raise FileNotFoundError(
+        f"Kasus publik untuk `{name}` tidak ditemukan di {folder}. Unduh ulang seluruh folder tugas "
+        "(notebook beserta folder public_checks/ di sampingnya)."
+    )
+
+
+def run_public(
+    name: str, func: Callable[..., Any], folder: Path = HERE
+) -> tuple[list[ClauseVerdict], int, int]:
+    """The clause verdicts of the public check of ``name``, with the numbers of cases and properties."""
+    spec, properties = _load(name, folder)
+    checker = PublicChecker(name, func, spec, properties)
+    for case in spec.get("cases", []):
+        checker.run_case(case)
+    for entry in spec.get("properties", []):
+        checker.run_property(entry)
+    return checker.verdicts(), len(spec.get("cases", [])), len(spec.get("properties", []))
+
+
+def check_function(name: str, func: Callable[..., Any]) -> None:
+    """Run the public check of graded function ``name`` on ``func``; print every clause's result and
+    raise ``AssertionError`` when a clause fails (so that nbgrader's Validate reports it)."""
+    if not callable(func):
+        raise AssertionError(f"`{name}` bukan fungsi.")
+    results, n_cases, n_props = run_public(name, func)
+    total = sum(v.clause.points for v in results)
+    earned = sum(v.points for v in results)
+    print(
+        f"Pemeriksaan publik `{name}`: {n_cases} kasus dan {n_props} sifat, dihitung dari solusi referensi."
+    )
+    for v in results:
+        for line in verdict_lines(v):
+            print(plain(line.replace("- ✅", "[lolos]").replace("- ❌", "[gagal]")))
+    failed = [v.clause.id for v in results if not v.passed]
+    if failed:
+        print(
+            f"\n{earned:g} dari {total:g} poin lolos pada kasus publik. Penilai tersembunyi memakai "
+            "lebih banyak input dari ketentuan yang sama."
+        )
+        raise AssertionError(f"`{name}`: ketentuan {', '.join(failed)} belum terpenuhi pada kasus publik.")
+    print(
+        f"\nSemua ketentuan `{name}` lolos pada kasus publik ({total:g} poin). Penilai tersembunyi "
+        "memakai lebih banyak input dari ketentuan yang sama, jadi poin penuh belum dijamin."
+    )

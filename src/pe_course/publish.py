@@ -1,0 +1,154 @@
+"""The public checks of a release: what a student can run before submitting.
+
+``pe-course release`` writes ``source/<assignment>/public_checks/`` (and nbgrader copies it into
+``release/``, beside the notebooks):
+
+- ``__init__.py``: :mod:`pe_course.public_checks` verbatim (the comparisons, the messages and the
+  charging rule the graders use);
+- ``properties.py``: ``graders/properties.py`` verbatim (properties that need no reference);
+- ``<notebook>.json``: for each graded function of the notebook, its clauses with their points
+  (from the notebook), the public cases of ``graders/cases/`` with the expected results computed
+  from the reference solution and the class of input each belongs to (with its twin, see
+  :mod:`pe_course.public_checks`), and the inputs of the public properties.
+
+Only data and the two modules ship: never the reference code, never a hidden case.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+from typing import Any
+
+from . import public_checks
+from .checks import Check, arguments, memberships, reference_outcome, twin_call
+from .public_checks import outcome_to_data, to_data
+
+PUBLIC_DIR = "public_checks"
+ENGINE, PROPERTIES = "__init__.py", "properties.py"
+MAX_TWIN_DEPTH = 3  # nested twins written per public case
+
+
+def _case(suite: Any, reference: Any, fn: str, args: tuple, kwargs: dict, depth: int = 0) -> dict:
+    """A call as public data: its arguments, the reference's outcome, and the classes of input it
+    belongs to, each with its twin (the same data, one level down)."""
+    func = reference[fn]
+    data: dict[str, Any] = {"args": [to_data(a) for a in args]}
+    if kwargs:
+        data["kwargs"] = {k: to_data(v) for k, v in kwargs.items()}
+    data["expected"] = outcome_to_data(reference_outcome(func, args, kwargs))
+    classes = []
+    for cls in memberships(suite.graded.get(fn), func, args, kwargs):
+        entry: dict[str, Any] = {"clause": cls.clause, "class": cls.name}
+        twin = twin_call(cls, func, args, kwargs) if depth < MAX_TWIN_DEPTH else None
+        if twin is not None:
+            entry["same_expected"] = cls.same_expected
+            entry["twin"] = _case(suite, reference, fn, twin[0], twin[1], depth + 1)
+        classes.append(entry)
+    data["classes"] = classes
+    return data
+
+
+def _properties(check: Check) -> list[dict]:
+    if check.public is None:
+        return []
+    prop, inputs = check.public
+    if not inspect.getsourcefile(prop) or Path(inspect.getsourcefile(prop) or "").name != PROPERTIES:
+        raise ValueError(
+            f"{check.function}/{check.name}: a public property must be defined in graders/{PROPERTIES}"
+        )
+    return [
+        {
+            "check": check.name,
+            "clause": check.clause,
+            "title": check.title,
+            "property": prop.__name__,
+            "args": [to_data(a) for a in args],
+        }
+        for args in inputs
+    ]
+
+
+def _public_cases(suite: Any, fn: str) -> list:
+    return [c for c in suite.module("cases").cases(fn) if c.public]
+
+
+def spec_of(suite: Any, reference: Any, fn: str) -> dict:
+    """The public check of one graded function, as data."""
+    graded = suite.graded.get(fn)
+    comp = suite.compositions.get(fn)
+    cases = []
+    for case in _public_cases(suite, fn):
+        if arguments(reference[fn], case.args, case.kwargs) is None:
+            raise ValueError(f"{fn}: public case {case.name!r} does not fit the reference's signature")
+        cases.append(
+            {"name": case.name, **case.tolerance, **_case(suite, reference, fn, case.args, case.kwargs)}
+        )
+    return {
+        "clauses": {k: {"text": c.text, "points": c.points} for k, c in suite.clauses(reference, fn).items()},
+        "base": graded.base if graded else public_checks.BASE_CLAUSE,
+        "form": graded.form if graded else None,
+        "form_shape": (graded.form_shape if graded.form else None) if graded else None,
+        "builds_on": comp.upstream if comp else None,
+        "cases": cases,
+        "properties": [entry for chk in suite.checks[fn] for entry in _properties(chk)],
+    }
+
+
+def public_files(suite: Any, reference: Any, notebooks: list[str]) -> dict[str, bytes]:
+    """Every file of ``public_checks/`` by name, for the notebooks that have graded functions."""
+    files = {
+        ENGINE: Path(public_checks.__file__).read_bytes(),
+        PROPERTIES: (Path(suite.path) / PROPERTIES).read_bytes(),
+    }
+    for notebook in notebooks:
+        functions = suite.notebooks.get(notebook, [])
+        if not functions:
+            continue
+        data = {
+            "notebook": notebook,
+            "about": "Kasus publik: keluaran yang diharapkan dihitung dari solusi referensi. "
+            "Dijalankan oleh sel test_<fungsi> (from public_checks import check_function).",
+            "functions": {fn: spec_of(suite, reference, fn) for fn in functions},
+        }
+        files[f"{notebook}.json"] = (readable_json(data) + "\n").encode("utf-8")
+    return files
+
+
+def readable_json(value: Any, indent: str = "", width: int = 110) -> str:
+    """JSON a student can read: what fits on a line stays on one line (an array, a case's result)."""
+    flat = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+    if len(indent) + len(flat) <= width or not isinstance(value, (dict, list)) or not value:
+        return flat
+    inner = indent + "  "
+    if isinstance(value, list):
+        items = [inner + readable_json(v, inner, width) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + indent + "]"
+    items = [
+        f"{inner}{json.dumps(k, ensure_ascii=False)}: {readable_json(v, inner, width)}"
+        for k, v in value.items()
+    ]
+    return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    """The files of a ``public_checks/`` folder as they are (caches left out)."""
+    if not folder.is_dir():
+        return {}
+    return {
+        p.name: p.read_bytes()
+        for p in sorted(folder.iterdir())
+        if p.is_file() and p.suffix in (".py", ".json")
+    }
+
+
+def write(folder: Path, files: dict[str, bytes]) -> None:
+    """Make ``folder`` hold exactly ``files`` (stale ones removed)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in set(files_of(folder)) - set(files):
+        (folder / name).unlink()
+    for name, data in files.items():
+        path = folder / name
+        if not path.is_file() or path.read_bytes() != data:
+            path.write_bytes(data)
