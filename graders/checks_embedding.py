@@ -148,7 +148,9 @@ def one_hot_random(g: Grader) -> None:
 @check("one_hot", "ids-kosong", clause="K3", title="ids kosong (T = 0) menghasilkan bentuk (0, vocab_size)")
 def one_hot_empty(g: Grader) -> None:
     g.expect("one_hot", [], 4)
+    g.expect("one_hot", [], 9)
     g.expect("one_hot", np.zeros(0, dtype=np.int64), 2)
+    g.expect("one_hot", np.zeros(0, dtype=np.int64), 6)
 
 
 @check(

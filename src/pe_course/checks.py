@@ -328,6 +328,11 @@ def reference_outcome(func: Callable[..., Any], args: tuple, kwargs: dict) -> Ou
     return call_outcome(func, args, kwargs)
 
 
+def call_key(fn: str, args: tuple, kwargs: Mapping[str, Any]) -> str:
+    """A call as a string: equal for equal arguments (of equal dtypes)."""
+    return json.dumps([fn, to_data(list(args)), {k: to_data(v) for k, v in sorted(kwargs.items())}])
+
+
 def size_of(value: Any) -> int:
     try:
         return len(json.dumps(to_data(value)))
@@ -353,6 +358,7 @@ class Grader:
     _pending: list[tuple[list[Step], CheckFailed, str, int]] = field(default_factory=list)
     found: dict[str, list[str]] = field(default_factory=dict)  # check name -> the failures it found
     form_seen: bool = False  # a result of the promised form came back at least once
+    public_calls: frozenset[str] = frozenset()  # call_key() of the public cases (and their twins)
     first_no_value: CheckFailed | None = None
     _seen: list[str] | None = None  # inside for_all: the clauses this example's failures go to
     _dry: bool = False  # while shrinking: failures are only looked at, not recorded
@@ -405,7 +411,7 @@ class Grader:
         outcome = self.outcome(fn, *args, **kwargs)
         failures = self._judge(fn, args, kwargs, outcome, expected, rtol, atol, what)
         if outcome.ok and expected.ok and not any(f.kind == "form" for f in failures):
-            self.form_seen = True
+            self.form_seen = self.form_seen or call_key(fn, args, kwargs) not in self.public_calls
         if not failures:
             self._evidence(fn, args, kwargs)
             return outcome.value if outcome.ok else None
@@ -524,7 +530,13 @@ class Grader:
         return name
 
     def _evidence(self, fn: str, args: tuple, kwargs: Mapping[str, Any]) -> None:
-        if self.graded is None or fn != self.graded.function:
+        """A right answer is evidence for the classes the input belongs to, unless the student could
+        have copied it from the public cases."""
+        if (
+            self.graded is None
+            or fn != self.graded.function
+            or call_key(fn, args, kwargs) in self.public_calls
+        ):
             return
         found = memberships(self.graded, self.reference[fn], args, kwargs)
         self.evidence.update({c.clause for c in found} or {self._base})
@@ -556,7 +568,7 @@ class Grader:
         return trace((tuple(args), dict(kwargs)), outcome, memberships_of, evaluate, rtol, atol)
 
     def _twin_outcome(self, fn: str, args: tuple, kwargs: Mapping[str, Any]) -> Outcome:
-        key = json.dumps([fn, to_data(list(args)), {k: to_data(v) for k, v in kwargs.items()}])
+        key = call_key(fn, args, kwargs)
         if key not in self._outcomes:
             self._outcomes[key] = self.outcome(fn, *args, **kwargs)
         return self._outcomes[key]

@@ -50,6 +50,26 @@ def _case(suite: Any, reference: Any, fn: str, args: tuple, kwargs: dict, depth:
     return data
 
 
+def public_calls(suite: Any, reference: Any, fn: str) -> frozenset[str]:
+    """``call_key`` of every call the public check of ``fn`` makes from its data (cases and twins)."""
+    from .checks import call_key
+    from .public_checks import from_data
+
+    keys: set[str] = set()
+
+    def walk(case: dict) -> None:
+        args = tuple(from_data(a) for a in case["args"])
+        kwargs = {k: from_data(v) for k, v in case.get("kwargs", {}).items()}
+        keys.add(call_key(fn, args, kwargs))
+        for cls in case.get("classes", []):
+            if "twin" in cls:
+                walk(cls["twin"])
+
+    for case in spec_of(suite, reference, fn)["cases"]:
+        walk(case)
+    return frozenset(keys)
+
+
 def _properties(check: Check) -> list[dict]:
     if check.public is None:
         return []

@@ -86,6 +86,7 @@ class GraderSuite:
     )  # function -> contract domain (graders/contracts.py)
     package: str = ""  # the name graders/ is imported under
     graded: dict[str, Graded] = field(default_factory=dict)  # function -> its classes of input, form clause
+    _public: dict[tuple[int, str], frozenset[str]] = field(default_factory=dict, repr=False)
 
     def module(self, name: str) -> Any:
         """A module of the grader package, e.g. ``suite.module("strategies")``."""
@@ -104,6 +105,15 @@ class GraderSuite:
     def clauses(reference: Any, function: str) -> dict[str, Clause]:
         """The function's clauses with their points, as the source notebook states them."""
         return dict(getattr(reference, "contracts", {}).get(function, {}))
+
+    def public_calls(self, reference: Any, function: str) -> frozenset[str]:
+        """The calls a student can see in the public checks (the public cases and their twins)."""
+        key = (id(reference), function)
+        if key not in self._public:
+            from .publish import public_calls
+
+            self._public[key] = public_calls(self, reference, function)
+        return self._public[key]
 
     def max_score(self, reference: Any, function: str) -> float:
         return round(sum(c.points for c in self.clauses(reference, function).values()), 6)
@@ -215,7 +225,7 @@ def _grade_function(
 ) -> CellResult:
     clauses = suite.clauses(reference, fn)
     cell = CellResult(f"test_{fn}", fn, 0.0, suite.max_score(reference, fn), CellStatus.OK)
-    grader = Grader(student, reference, suite.graded.get(fn))
+    grader = Grader(student, reference, suite.graded.get(fn), public_calls=suite.public_calls(reference, fn))
     comp = suite.compositions.get(fn)
     if comp is not None:  # one mistake, one cell: graded with a correct upstream function
         student.upstream[fn] = (comp.upstream, reference[comp.upstream])
