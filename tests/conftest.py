@@ -132,6 +132,20 @@ def append_code(nb, code: str):
     return nb
 
 
+def beside_the_notebooks(folder: Path, dest: Path) -> None:
+    """What sits beside the notebooks in ``folder`` (data files, the public checks), copied to ``dest``
+    as a student has it in JupyterLab (the notebooks themselves excepted)."""
+    from pe_course.publish import PUBLIC_DIR, files_of
+    from pe_course.release import data_files
+
+    dest.mkdir(parents=True, exist_ok=True)
+    for name, content in data_files(folder).items():
+        (dest / name).write_bytes(content)
+    (dest / PUBLIC_DIR).mkdir(exist_ok=True)
+    for name, content in files_of(folder / PUBLIC_DIR).items():
+        (dest / PUBLIC_DIR / name).write_bytes(content)
+
+
 def notes_of(record: dict) -> list[str]:
     """A record's notes as "kind: detail" text (what the assertions read)."""
     return [str(Note.parse(n)) for n in record["notes"]]

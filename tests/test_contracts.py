@@ -1,26 +1,28 @@
 """The check ↔ contract binding, both ways (issue: fair to every honest student).
 
-- every check names a clause of its function's contract, as the notebook states it;
+- every check names a clause of its function's contract, as the notebook states it, and every
+  clause states its points (the test cell's points are their sum);
 - every clause the notebook states is enforced by at least one check;
 - the released notebooks carry every clause word for word;
 - every input the graders give a function lies inside that contract: the calls made while grading
-  the reference and every catalogued misconception (shrinking included), and far more examples of
-  every strategy than grading draws.
+  the reference and every catalogued misconception (shrinking and twins included), and far more
+  examples of every strategy than grading draws;
+- the graders' own inputs cover the contract: every class of input a clause names, and every
+  combination the graders declare (``graded(..., must_draw=...)``), is drawn beyond the public cases.
 """
 
 from __future__ import annotations
 
-import inspect
-
 import nbformat
-import numpy as np
 import pytest
 from conftest import FUNCTIONS, NOTEBOOKS, REPO
 
-from pe_course.checks import draw
+from pe_course import checks as checks_module
+from pe_course.checks import arguments, call_key, memberships
 from pe_course.contracts import parse_contracts
 from pe_course.diagnosis import InProcessCaller
-from pe_course.sandbox.client import Outcome
+from pe_course.public_checks import Clause, Outcome
+from pe_course.release import points_problems
 from pe_course.score import _grade_function
 
 RELEASE = REPO / "release" / "positional-encoding"
@@ -46,6 +48,34 @@ def test_every_stated_clause_is_enforced(suite, reference):
         assert list(clauses) == [f"K{i}" for i in range(1, len(clauses) + 1)], (
             f"{fn}: clauses numbered K1, K2, ..."
         )
+        assert all(c.points > 0 for c in clauses.values()), f"{fn}: every clause states its points"
+        graded = suite.graded[fn]
+        named = {c.clause for c in graded.classes} | ({graded.form} if graded.form else set())
+        assert named <= set(clauses), f"{fn}: input classes or form name clauses the notebook does not state"
+
+
+def test_the_test_cells_points_are_the_sums_of_their_clauses():
+    from conftest import REPO as repo
+
+    assert points_problems(repo / "source" / "positional-encoding") == []
+
+
+def test_points_problems_names_a_cell_whose_points_differ_from_its_clauses(tmp_path):
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(
+                "**Ketentuan yang dinilai untuk `f`:**\n\n- **K1 (1 poin).** satu\n- **K2 (0.5 poin).** dua\n"
+            ),
+            nbformat.v4.new_code_cell(
+                "f",
+                metadata={"nbgrader": {"grade": True, "solution": False, "grade_id": "test_f", "points": 2}},
+            ),
+        ]
+    )
+    nbformat.write(nb, tmp_path / "x.ipynb")
+    assert points_problems(tmp_path) == [
+        "x.ipynb test_f: nbgrader points 2, but its clauses add up to 1.5; set the cell's points to the sum"
+    ]
 
 
 def test_released_notebooks_state_every_clause(reference):
@@ -64,7 +94,11 @@ def test_contract_parser_reads_a_continued_clause_and_stops_at_the_list_end():
             )
         ]
     )
-    assert parse_contracts(nb) == {"f": {"K1": "satu lanjutan", "K2": "dua"}}
+    assert parse_contracts(nb) == {
+        "f": {"K1": Clause("K1", "satu lanjutan", 0.0), "K2": Clause("K2", "dua", 0.0)}
+    }
+    nb.cells[0].source = nb.cells[0].source.replace("**K1.**", "**K1 (1.25 poin).**")
+    assert parse_contracts(nb)["f"]["K1"] == Clause("K1", "satu lanjutan", 1.25)
 
 
 class ContractCaller(InProcessCaller):
@@ -103,54 +137,58 @@ def test_graders_call_only_inside_the_contract(fn, suite, reference):
         )
 
 
-# How each strategy's examples are passed to the graded function, as the checks do.
-def _calls(s):
-    return {
-        s.embed_inputs: lambda ex: ("embed", ex, {}),
-        s.embed_too_long_inputs: lambda ex: ("embed", ex, {}),
-        s.one_hot_inputs: lambda ex: ("one_hot", ex, {}),
-        s.embed_backward_inputs: lambda ex: ("embed_backward", ex, {}),
-        s.frequencies_inputs: lambda ex: ("frequencies", (ex[0],), s.base_kwargs(ex[1])),
-        s.pe_inputs: lambda ex: ("positional_encoding", ex[:2], s.base_kwargs(ex[2])),
-        s.rotation_angles: lambda ex: ("rotation_matrix", (ex,), {}),
-        s.angle_pairs: lambda ex: ("rotation_matrix", (ex[1],), {}),
-        s.shift_inputs: lambda ex: ("shift_encoding", ex[:2], s.base_kwargs(ex[2])),
-        s.pe_shift_inputs: lambda ex: ("shift_encoding", (np.zeros(ex[0]), ex[4]), s.base_kwargs(ex[1])),
-        s.rope_inputs: lambda ex: ("apply_rope", ex[:1] if ex[1] is None else ex[:2], s.base_kwargs(ex[2])),
-        s.rope_relative_inputs: lambda ex: ("apply_rope", (ex[0], ex[2] + ex[4]), s.base_kwargs(ex[5])),
-        s.rope_scores_inputs: lambda ex: ("rope_scores", ex[:2], s.base_kwargs(ex[2])),
-        s.tiled_rope_inputs: lambda ex: (
-            "rope_scores",
-            (np.tile(ex[0], (ex[2], 1)), np.tile(ex[1], (ex[3], 1))),
-            s.base_kwargs(ex[4]),
-        ),
-        s.similarity_inputs: lambda ex: ("position_similarity", ex, {}),
-        s.offset_inputs: lambda ex: ("offset_similarity", ex[:2], s.base_kwargs(ex[2])),
-        s.attention_inputs: lambda ex: ("self_attention", (ex,), {}),
-        s.attention_permutation_inputs: lambda ex: ("self_attention", (ex[0][ex[1]],), {}),
-    }
+class RecordingCaller(ContractCaller):
+    """A ContractCaller that also keeps every call it was given."""
+
+    def __init__(self, functions, domains) -> None:
+        super().__init__(functions, domains)
+        self.log: list[tuple[str, tuple, dict]] = []
+
+    def call(self, fn, *args, **kwargs) -> Outcome:
+        self.log.append((fn, args, kwargs))
+        return super().call(fn, *args, **kwargs)
 
 
-def test_strategies_draw_only_inside_the_contract(suite):
-    s = suite.module("strategies")
-    calls = _calls(s)
-    public = {
-        obj
-        for name, obj in vars(s).items()
-        if inspect.isfunction(obj)
-        and obj.__module__ == s.__name__
-        and name.endswith(("inputs", "angles", "pairs"))
-    }
-    assert public <= set(calls), (
-        f"strategies without a contract mapping here: {sorted(f.__name__ for f in public - set(calls))}"
-    )
-    for factory, to_call in calls.items():
-        for example in draw(factory, 300):
-            fn, args, kwargs = to_call(example)
-            reason = suite.domains[fn](*args, **kwargs)
-            assert reason is None, (
-                f"{factory.__name__} drew {example!r}: outside the contract of {fn} ({reason})"
+@pytest.fixture(scope="module")
+def drawn_far(suite, reference):
+    """Every call made while grading the reference with 300 examples of every strategy (far more
+    than grading draws), by function: what the strategies can give a function."""
+    original = checks_module.draw
+    calls = {}
+    try:
+        checks_module.draw = lambda factory, n: original(factory, 300)
+        for fn in FUNCTIONS:
+            caller = RecordingCaller(dict(reference), suite.domains)
+            _grade_function(fn, suite, reference, caller, deadline=float("inf"))
+            assert not caller.outside, (
+                f"{fn}: 300 examples per strategy left the contract: {caller.outside[:3]}"
             )
+            calls[fn] = caller.log
+    finally:
+        checks_module.draw = original
+    return calls
+
+
+def test_strategies_draw_only_inside_the_contract(drawn_far):
+    assert set(drawn_far) == set(FUNCTIONS)
+
+
+@pytest.mark.parametrize("fn", sorted(FUNCTIONS))
+def test_the_graders_own_inputs_cover_every_class_and_combination_of_the_contract(fn, suite, reference):
+    """Beyond the public cases (a student can see those), the graders draw every class of input a
+    clause names and every combination they declare (e.g. odd d_model with length = 0)."""
+    caller = RecordingCaller(dict(reference), suite.domains)
+    _grade_function(fn, suite, reference, caller, deadline=float("inf"))
+    public = suite.public_calls(reference, fn)
+    graded = suite.graded[fn]
+    own = [(a, k) for f, a, k in caller.log if f == fn and call_key(fn, a, k) not in public]
+    seen = {c.name for a, k in own for c in memberships(graded, reference[fn], a, k)}
+    missing = [c.name for c in graded.classes if c.name not in seen]
+    assert not missing, f"{fn}: the graders never draw (beyond the public cases): {missing}"
+    for name, wanted in graded.must_draw:
+        assert any(
+            (named := arguments(reference[fn], a, k)) is not None and wanted(**named) for a, k in own
+        ), f"{fn}: the graders never draw {name!r}"
 
 
 def test_upstream_functions_are_graded_before_the_functions_built_on_them(suite):

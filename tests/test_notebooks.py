@@ -25,13 +25,12 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
-from conftest import FUNCTIONS, NOTEBOOKS, REPO
+from conftest import FUNCTIONS, NOTEBOOKS, REPO, beside_the_notebooks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from nbclient import NotebookClient
 
-from pe_course.release import data_files
 from pe_course.score import load_suite
 
 SOURCE = REPO / "source" / "positional-encoding"
@@ -85,9 +84,7 @@ async def _execute(path: Path, cwd: Path) -> tuple[nbformat.NotebookNode, BaseEx
 async def _execute_all(paths: dict[str, Path], root: Path) -> dict[str, tuple]:
     names = list(paths)
     for name in names:
-        (root / name).mkdir()
-        for data, content in data_files(SOURCE).items():  # beside the notebook, as in JupyterLab
-            (root / name / data).write_bytes(content)
+        beside_the_notebooks(SOURCE, root / name)  # data and public checks, as in JupyterLab
     results = await asyncio.gather(*(_execute(paths[name], root / name) for name in names))
     return dict(zip(names, results, strict=True))
 
@@ -128,6 +125,20 @@ def test_source_notebook_executes_without_errors(executed, name):
     )
     errors = [o for c in code for o in c.outputs if o.output_type == "error"]
     assert errors == [], f"{name}.ipynb produced error outputs: {[e.ename for e in errors]}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_with_the_reference_every_public_check_passes_every_clause(executed, reference, name):
+    nb = executed_nb(executed, name)
+    for c in nb.cells:
+        gid = c.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+        if c.cell_type != "code" or not gid.startswith("test_"):
+            continue
+        fn, out = gid.removeprefix("test_"), stdout(c)
+        for clause in reference.contracts[fn].values():
+            assert f"[lolos] {clause.id} ({clause.points:g}/{clause.points:g} poin)" in out, (name, gid, out)
+        assert "[gagal]" not in out and f"Semua ketentuan {fn} lolos" in out, out
 
 
 # =============================================================================================

@@ -19,6 +19,7 @@ from pe_course.record import (
     CellResult,
     CellStatus,
     CheckResult,
+    ClauseResult,
     GradingRecord,
     Note,
     NoteKind,
@@ -27,18 +28,17 @@ from pe_course.record import (
 
 
 def sample_record() -> GradingRecord:
-    failed = CheckResult(
-        "empty",
-        "ids kosong",
-        False,
+    lost = ClauseResult(
+        "K3",
+        "`ids` boleh kosong (`T = 0`): hasilnya berbentuk `(0, d)`.",
         0.0,
         1.0,
-        "embed([], ...): bentuk salah; didapat (0,), seharusnya (0, 2).",
-        "K3",
-        "`ids` boleh kosong",
+        False,
+        "Bentuk keluaran `embed` salah untuk input embed([], tok, pos): diharapkan (0, 2), didapat (0,).",
         "embed([], tok, pos)",
         "(0, 2)",
         "(0,)",
+        ["ids-kosong", "kasus"],
     )
     cells = [
         CellResult(
@@ -47,7 +47,11 @@ def sample_record() -> GradingRecord:
             2.0,
             3.0,
             CellStatus.OK,
-            [CheckResult("example", "contoh dari bab", True, 2.0, 2.0), failed],
+            [ClauseResult("K1", "`h[t] = tok_table[ids[t]] + pos_table[t]` …", 2.0, 2.0, True), lost],
+            [
+                CheckResult("kasus", "Contoh dari bab", False, "K1", lost.message),
+                CheckResult("ids-kosong", "ids kosong", False, "K3", lost.message),
+            ],
             [{"id": "concat-not-add", "hint": "Jumlahkan, jangan gabungkan."}],
         ),
         CellResult("test_one_hot", "one_hot", 0.0, 1.0, CellStatus.TIMEOUT),
@@ -126,7 +130,7 @@ def test_version_2_notes_and_damaged_parts_are_read_safely(tmp_path):
         "note: bogus: x",
     ]
     assert [c.status for c in record.cells] == [CellStatus.OK, CellStatus.ERROR]
-    assert len(record.cells[0].checks) == 2
+    assert len(record.cells[0].checks) == 2 and len(record.cells[0].clauses) == 2
     path.write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(ValueError, match="not a JSON object"):
         GradingRecord.read(path)
@@ -142,6 +146,46 @@ def test_attention_is_decided_in_one_place():
         GradingRecord("01_embedding", [CellResult("test_embed", "embed", 3.0, 3.0)], "bwrap").attention()
         == []
     )
+
+
+def test_a_version_3_record_reads_its_checks_as_clauses():
+    """Before version 4 each check had its own points; read back, its clauses carry their sums."""
+    v3_check = {
+        "name": "ids-kosong",
+        "title": "ids kosong",
+        "passed": False,
+        "points": 0.0,
+        "max_points": 0.25,
+        "message": "`one_hot` melempar IndexError untuk input one_hot([], 4)",
+        "clause": "K3",
+        "clause_text": "`ids` boleh kosong",
+        "input": "one_hot([], 4)",
+        "expected": "array berbentuk (0, 4)",
+        "obtained": "IndexError",
+    }
+    passed = v3_check | {"name": "acak", "passed": True, "points": 0.5, "max_points": 0.5, "clause": "K1"}
+    data = {
+        "version": 3,
+        "notebook": "01_embedding",
+        "isolation": "bwrap",
+        "cells": [
+            {
+                "grade_id": "test_one_hot",
+                "function": "one_hot",
+                "score": 0.5,
+                "max_score": 0.75,
+                "status": "ok",
+                "checks": [passed, v3_check],
+                "misconceptions": [],
+            }
+        ],
+    }
+    cell = GradingRecord.from_dict(data).cells[0]
+    assert [(c.clause, c.points, c.max_points, c.passed) for c in cell.clauses] == [
+        ("K1", 0.5, 0.5, True),
+        ("K3", 0.0, 0.25, False),
+    ]
+    assert cell.clauses[1].input == "one_hot([], 4)" and cell.clauses[1].checks == ["ids-kosong"]
 
 
 @pytest.mark.parametrize("status", list(CellStatus), ids=str)

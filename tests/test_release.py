@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
-from conftest import FUNCTIONS, NOTEBOOKS, REPO, release_nb
+from conftest import FUNCTIONS, NOTEBOOKS, REPO, beside_the_notebooks, release_nb
 from nbclient import NotebookClient
 
 from pe_course import pe_tables
@@ -102,8 +102,10 @@ def test_release_matches_fresh_generate_assignment():
 
 
 def _scratch_course(root: Path) -> Course:
-    shutil.copytree(SOURCE, root / "source" / "positional-encoding")
-    shutil.copytree(RELEASE, root / "release" / "positional-encoding")
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(SOURCE, root / "source" / "positional-encoding", ignore=ignore)
+    shutil.copytree(RELEASE, root / "release" / "positional-encoding", ignore=ignore)
+    shutil.copytree(REPO / "graders", root / "graders", ignore=ignore)
     shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
     return Course(root)
 
@@ -121,6 +123,23 @@ def test_release_diff_notices_edits_but_not_cell_ids(tmp_path):
     (course.release / "04_similarity.ipynb").unlink()
     (course.release / pe_tables.FILE_NAME).write_bytes(b"PK")
     assert release_diff(course) == ["01_embedding.ipynb", "04_similarity.ipynb", pe_tables.FILE_NAME]
+
+
+def test_release_diff_notices_stale_public_checks(tmp_path):
+    """Public cases edited by hand, or graders changed without `pe-course release`, are noticed."""
+    course = _scratch_course(tmp_path)
+    shipped = course.release / "public_checks" / "01_embedding.json"
+    shipped.write_text(
+        shipped.read_text(encoding="utf-8").replace("[2, 0, 2]", "[2, 0, 1]"), encoding="utf-8"
+    )
+    cases = course.graders / "cases" / "one_hot.json"
+    cases.write_text(
+        cases.read_text(encoding="utf-8").replace("[2, 0, 2], 3", "[2, 1, 2], 3"), encoding="utf-8"
+    )
+    assert release_diff(course) == [
+        "source/positional-encoding/public_checks/01_embedding.json",
+        "release/positional-encoding/public_checks/01_embedding.json",
+    ]
 
 
 # =============================================================================================
@@ -376,9 +395,7 @@ async def _execute(path: Path, cwd: Path):
 
 async def _execute_all(root: Path) -> dict:
     for name in NOTEBOOKS:
-        (root / name).mkdir()
-        for data, content in data_files(RELEASE).items():  # beside the notebook, as the student has it
-            (root / name / data).write_bytes(content)
+        beside_the_notebooks(RELEASE, root / name)  # data and public checks, as the student has them
     results = await asyncio.gather(*(_execute(RELEASE / f"{name}.ipynb", root / name) for name in NOTEBOOKS))
     return dict(zip(NOTEBOOKS, results, strict=True))
 
@@ -406,9 +423,26 @@ def test_release_executes_with_only_not_implemented_errors(executed_release, nam
         if "setup" in c.get("metadata", {}).get("tags", []):
             assert errors[gid(c)] == [], f"{name} {gid(c)}: a setup cell fails"
     for fn in solution_functions(nb):
-        assert [e.ename for e in errors[f"test_{fn}"]] == ["NotImplementedError"], (
-            f"{name} test_{fn} should stop at the stub of {fn}"
+        assert [e.ename for e in errors[f"test_{fn}"]] == ["AssertionError"], (
+            f"{name} test_{fn}: the public check should fail on the stub of {fn}"
         )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_with_the_stubs_every_public_check_fails_every_clause_with_its_message(
+    executed_release, name, reference
+):
+    """What a student sees before writing anything: every clause failed, and why."""
+    nb = executed_release[name]
+    for fn in solution_functions(nb):
+        c = next(c for c in nb.cells if gid(c) == f"test_{fn}")
+        out = "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
+        for clause in reference.contracts[fn].values():
+            assert f"[gagal] {clause.id} (0/{clause.points:g} poin)" in out, (name, fn, out)
+        assert "[lolos]" not in out and "belum diimplementasikan" in out, out
+        error = next(o for o in c.outputs if o.output_type == "error")
+        assert f"`{fn}`: ketentuan " in error.evalue and "belum terpenuhi" in error.evalue
 
 
 @pytest.mark.slow
@@ -446,7 +480,7 @@ def test_committed_notebooks_have_no_outputs(folder, name):
 # 6. Scoring metadata: one solution and one test cell per graded function, the points table
 # =============================================================================================
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_graded_functions_have_one_solution_and_one_test_cell(name):
+def test_graded_functions_have_one_solution_and_one_test_cell(name, reference):
     suite = load_suite(REPO / "graders")
     for nb in (source_nb(name), release_nb(name)):
         ids = [gid(c) for c in nb.cells if gid(c)]
@@ -462,8 +496,8 @@ def test_graded_functions_have_one_solution_and_one_test_cell(name):
             test_meta, solution_meta = meta(tests[0]), meta(solutions[0])
             assert test_meta.get("grade") and test_meta.get("locked") and not test_meta.get("solution")
             assert solution_meta.get("solution") and not solution_meta.get("grade")
-            assert test_meta.get("points") == suite.max_score(fn), (
-                f"{name} test_{fn}: {test_meta.get('points')} points, graders give at most {suite.max_score(fn)}"
+            assert test_meta.get("points") == suite.max_score(reference, fn), (
+                f"{name} test_{fn}: {test_meta.get('points')} points, its clauses add up to {suite.max_score(reference, fn)}"
             )
 
 
@@ -545,32 +579,71 @@ def test_release_markdown_is_indonesian_with_hints(name):
         )
 
 
-def assert_messages(source: str) -> list[str]:
-    """The literal text of every assert message in a cell (f-string placeholders dropped)."""
-    messages = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Assert):
-            msg = node.msg
-            if isinstance(msg, ast.Constant):
-                messages.append(str(msg.value))
-            elif isinstance(msg, ast.JoinedStr):
-                messages.append("".join(v.value for v in msg.values if isinstance(v, ast.Constant)))
-            else:
-                messages.append("")
-    return messages
-
-
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_visible_check_messages_are_indonesian(name):
-    cells = [c for c in release_nb(name).cells if c.cell_type == "code" and gid(c).startswith("test_")]
-    assert cells
-    for c in cells:
-        messages = assert_messages(c.source)
-        assert messages, f"{name} {gid(c)}: no visible checks"
-        for message in messages:
-            found = words(message)
-            assert found & INDONESIAN, f"{name} {gid(c)}: assert message not in Indonesian: {message!r}"
-            assert not found & ENGLISH, f"{name} {gid(c)}: English in assert message: {message!r}"
+def test_every_test_cell_runs_the_public_check_of_its_function(name):
+    for c in release_nb(name).cells:
+        if c.cell_type == "code" and gid(c).startswith("test_"):
+            fn = gid(c).removeprefix("test_")
+            assert c.source == f'from public_checks import check_function\n\ncheck_function("{fn}", {fn})', (
+                c.source
+            )
+
+
+def test_the_public_checks_speak_indonesian(suite, reference):
+    """What the public check prints (the same words as the feedback) for a stub and a misconception."""
+    import contextlib
+    import io
+    import sys
+
+    from pe_course.public_checks import check_function
+
+    def stub(*args, **kwargs):
+        raise NotImplementedError()
+
+    outputs = []
+    for fn in FUNCTIONS:
+        for implementation in [stub, *[m.implementation for m in suite.misconceptions.get(fn, [])]]:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out), pytest.raises(AssertionError) as raised:
+                sys.modules["pe_course.public_checks"].HERE = RELEASE / "public_checks"
+                check_function(fn, implementation)
+            outputs.append(out.getvalue() + str(raised.value))
+    for text in outputs:
+        found = words(text)
+        assert found & INDONESIAN and not found & ENGLISH, text
+
+
+def test_the_public_checks_ship_no_hidden_case_and_no_reference_code(suite, reference):
+    """public_checks/ holds the engine, the properties and, per notebook, only the public cases."""
+    import json
+
+    from pe_course import public_checks
+    from pe_course.public_checks import from_data
+
+    folder = RELEASE / "public_checks"
+    assert sorted(p.name for p in folder.iterdir() if p.name != "__pycache__") == sorted(
+        ["__init__.py", "properties.py", *(f"{n}.json" for n in NOTEBOOKS)]
+    )
+    assert (folder / "__init__.py").read_bytes() == Path(public_checks.__file__).read_bytes()
+    assert (folder / "properties.py").read_bytes() == (REPO / "graders" / "properties.py").read_bytes()
+    cases = suite.module("cases").cases
+    for name in NOTEBOOKS:
+        data = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+        for fn, spec in data["functions"].items():
+            public = {c.name: c for c in cases(fn) if c.public}
+            assert [c["name"] for c in spec["cases"]] == list(public), (
+                f"{fn}: only the public cases, in order"
+            )
+            for shipped in spec["cases"]:
+                want = public[shipped["name"]]
+                got = [from_data(a) for a in shipped["args"]]
+                assert all(np.array_equal(a, b) for a, b in zip(got, want.args, strict=True))
+    shipped_defs = {
+        node.name
+        for node in ast.walk(ast.parse((folder / "properties.py").read_text()))
+        if isinstance(node, ast.FunctionDef)
+    }
+    assert not shipped_defs & set(FUNCTIONS), "a property named like a graded function"
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)

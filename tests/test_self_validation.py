@@ -1,6 +1,8 @@
 """The graders validate themselves: reference full marks, stubs zero, misconceptions caught and
 diagnosed, genuinely different correct implementations full marks (in-process, and through the
-sandbox for whole notebooks)."""
+sandbox for whole notebooks), and credit per clause (issue 19): every catalogued misconception and
+every flawed student is charged exactly its clauses, by the graders and by the public check a
+student runs before submitting; a hard-coder of the public cases earns nothing."""
 
 from __future__ import annotations
 
@@ -10,9 +12,13 @@ import pytest
 from conftest import FUNCTIONS, REPO, reference_nb
 
 from pe_course.diagnosis import InProcessCaller
+from pe_course.public_checks import close_enough, from_data, run_public
+from pe_course.publish import PUBLIC_DIR
 from pe_course.sandbox import Sandbox
 from pe_course.score import _grade_function, grade_notebook, load_suite
 from pe_course.selfcheck import run_selfcheck
+
+PUBLIC = REPO / "source" / "positional-encoding" / PUBLIC_DIR
 
 CATALOGUE_IDS = {
     "embed": {"pos-indexed-by-ids", "concat-not-add", "missing-position", "no-block-size-check"},
@@ -41,6 +47,16 @@ def grade(fn, suite, reference, implementation):
     return _grade_function(fn, suite, reference, caller, deadline=float("inf"))
 
 
+def lost(cell) -> set[str]:
+    return {c.clause for c in cell.clauses if not c.passed}
+
+
+def lost_publicly(fn, implementation) -> set[str]:
+    """The clauses the public check (as the student's test cell runs it) finds broken."""
+    verdicts, _, _ = run_public(fn, implementation, PUBLIC)
+    return {v.clause.id for v in verdicts if not v.passed}
+
+
 def test_every_graded_function_has_checks_and_the_catalogue_is_complete(suite):
     assert sorted(suite.checks) == sorted(FUNCTIONS)
     assert {fn: {m.id for m in ms} for fn, ms in suite.misconceptions.items()} == CATALOGUE_IDS
@@ -52,8 +68,9 @@ def test_every_graded_function_has_checks_and_the_catalogue_is_complete(suite):
 @pytest.mark.parametrize("fn", FUNCTIONS)
 def test_reference_scores_full_marks(fn, suite, reference):
     cell = grade(fn, suite, reference, reference[fn])
-    assert cell.score == cell.max_score, [c.message for c in cell.checks if not c.passed]
+    assert cell.score == cell.max_score, [c.message for c in cell.clauses if not c.passed]
     assert cell.status == "ok" and cell.misconceptions == []
+    assert lost_publicly(fn, reference[fn]) == set()
 
 
 @pytest.mark.parametrize("fn", FUNCTIONS)
@@ -63,29 +80,38 @@ def test_stub_scores_zero(fn, suite, reference):
 
     cell = grade(fn, suite, reference, stub)
     assert cell.score == 0 and cell.status == "error"
-    assert all("belum diimplementasikan" in c.message for c in cell.checks)
+    assert all("belum diimplementasikan" in c.message for c in cell.clauses)
+    assert lost_publicly(fn, stub) == lost(cell) == {c.clause for c in cell.clauses}
 
 
 SUITE = load_suite(REPO / "graders")
 ALTERNATIVES = SUITE.module("alternatives").ALTERNATIVES
 COMPOUND = SUITE.module("alternatives").COMPOUND
+# realistic one-slip students: FLAWED_* lists of (function, implementation, clauses it must lose)
+FLAWED = [
+    entry
+    for name, value in sorted(vars(SUITE.module("alternatives")).items())
+    if name.startswith("FLAWED")
+    for entry in value
+]
 CATALOGUE = [(fn, m.id, i) for fn, ms in sorted(SUITE.misconceptions.items()) for i, m in enumerate(ms)]
 
 
 @pytest.mark.parametrize(
     ("fn", "mid", "index"), CATALOGUE, ids=[f"{fn}-{mid}-{i}" for fn, mid, i in CATALOGUE]
 )
-def test_misconception_loses_points_and_is_diagnosed(fn, mid, index, suite, reference):
+def test_misconception_is_charged_once_diagnosed_and_seen_before_submitting(fn, mid, index, suite, reference):
     m = suite.misconceptions[fn][index]
     cell = grade(fn, suite, reference, m.implementation)
-    assert cell.score < cell.max_score
+    assert len(lost(cell)) == 1, f"one mistake, one clause: {lost(cell)}"
     assert [d["id"] for d in cell.misconceptions] == [mid], (
         "diagnosed exactly the misconception, nothing else"
     )
-    failed = [c for c in cell.checks if not c.passed]
-    assert failed and all(c.message and c.input and c.clause_text for c in failed), (
+    failed = [c for c in cell.clauses if not c.passed]
+    assert all(c.message and c.input and c.text for c in failed), (
         "every lost point names the failing input and the clause"
     )
+    assert lost_publicly(fn, m.implementation) == lost(cell), "the public check fails on the same clause"
 
 
 @pytest.mark.parametrize(
@@ -96,15 +122,99 @@ def test_misconception_loses_points_and_is_diagnosed(fn, mid, index, suite, refe
 def test_alternative_correct_implementation_scores_full_marks(fn, implementation, suite, reference):
     assert len(ALTERNATIVES[fn]) >= 2
     cell = grade(fn, suite, reference, implementation)
-    assert cell.score == cell.max_score, [f"{c.name}: {c.message}" for c in cell.checks if not c.passed]
+    assert cell.score == cell.max_score, [f"{c.clause}: {c.message}" for c in cell.clauses if not c.passed]
     assert cell.misconceptions == []
+    assert lost_publicly(fn, implementation) == set()
 
 
 @pytest.mark.parametrize(("fn", "implementation", "mid"), COMPOUND, ids=lambda v: getattr(v, "__name__", v))
 def test_misconception_in_otherwise_careful_code_is_diagnosed(fn, implementation, mid, suite, reference):
     cell = grade(fn, suite, reference, implementation)
-    assert cell.score < cell.max_score
+    assert len(lost(cell)) == 1 and lost_publicly(fn, implementation) == lost(cell)
     assert [d["id"] for d in cell.misconceptions] == [mid]
+
+
+@pytest.mark.parametrize(
+    ("fn", "implementation", "clauses"), FLAWED, ids=lambda v: getattr(v, "__name__", None)
+)
+def test_a_flawed_student_loses_exactly_the_clauses_broken(fn, implementation, clauses, suite, reference):
+    """Lists instead of arrays, an off-by-one at block_size, a missing base, a wrong sign of k, an early
+    return for k = 0 or length = 0, a bincount without minlength, ...: each costs its clause's points
+    and nothing else, and the public check finds the same clause before submitting."""
+    cell = grade(fn, suite, reference, implementation)
+    assert lost(cell) == set(clauses), [(c.clause, c.message) for c in cell.clauses if not c.passed]
+    points = {c.clause: c.max_points for c in cell.clauses}
+    assert cell.score == pytest.approx(cell.max_score - sum(points[k] for k in clauses))
+    assert lost_publicly(fn, implementation) == set(clauses)
+
+
+def test_every_issue_named_slip_is_among_the_flawed_students():
+    names = {impl.__name__ for _, impl, _ in FLAWED}
+    assert len(FLAWED) >= 8 and len(names) == len(FLAWED)
+
+
+def hard_coder(fn: str):
+    """A submission that returns the public cases' expected results (read from the shipped JSON) and
+    knows nothing else."""
+    import json
+
+    table = []
+    for path in sorted(PUBLIC.glob("*.json")):
+        spec = json.loads(path.read_text(encoding="utf-8"))["functions"].get(fn)
+        for case in spec["cases"] if spec else []:
+            kwargs = {k: from_data(v) for k, v in case.get("kwargs", {}).items()}
+            table.append(([from_data(a) for a in case["args"]], kwargs, case["expected"]))
+
+    def same(a, b) -> bool:
+        if isinstance(a, (bool, int, float)) or isinstance(b, (bool, int, float)):
+            return type(a) is type(b) and a == b
+        return type(a) is type(b) and close_enough(a, b, rtol=0, atol=0)
+
+    def implementation(*args, **kwargs):
+        for case_args, case_kwargs, expected in table:
+            if (
+                len(args) == len(case_args)
+                and set(kwargs) == set(case_kwargs)
+                and all(same(a, b) for a, b in zip(args, case_args, strict=True))
+                and all(same(kwargs[k], case_kwargs[k]) for k in kwargs)
+            ):
+                if "raises" in expected:
+                    raise ValueError("dihafalkan")
+                return from_data(expected["value"])
+        raise NotImplementedError()
+
+    return implementation
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS)
+def test_hard_coding_the_public_cases_earns_nothing(fn, suite, reference):
+    """The graders stay ahead of the public cases: every clause has inputs of its own."""
+    implementation = hard_coder(fn)
+    assert lost_publicly(fn, implementation) <= {"K1"}, "the hard-coder passes (almost) every public case"
+    cell = grade(fn, suite, reference, implementation)
+    assert cell.score == 0, [c.clause for c in cell.clauses if c.passed]
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS)
+def test_every_class_of_input_has_a_public_case(fn, suite, reference):
+    """Every class of input a clause names, and the ordinary inputs of K1, have at least one public case,
+    with its expected result: a student can see every kind of failure before submitting."""
+    from pe_course.publish import spec_of
+
+    spec = spec_of(suite, reference, fn)
+    firsts = {case["classes"][0]["class"] if case["classes"] else "" for case in spec["cases"]}
+    named = {c.name for c in suite.graded[fn].classes}
+    everywhere = {entry["class"] for case in spec["cases"] for entry in case["classes"]}
+    assert "" in firsts or spec["properties"], f"{fn}: no ordinary public case"
+    assert named <= everywhere, f"{fn}: no public case of {sorted(named - everywhere)}"
+    assert all(
+        c
+        in {e["clause"] for case in spec["cases"] for e in case["classes"]}
+        | {"K1"}
+        | ({spec["form"]} if spec["form"] else set())
+        | {p["clause"] for p in spec["properties"]}
+        for c in spec["clauses"]
+    ), f"{fn}: a clause without a public case"
 
 
 @pytest.mark.slow

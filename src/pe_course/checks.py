@@ -126,11 +126,21 @@ class Graded:
     form: str | None = None  # the clause that promises the result's form (container, and shape if form_shape)
     form_shape: bool = False
     base: str = BASE_CLAUSE
+    # inputs the graders must draw besides every class (combinations a clause names), by Indonesian name:
+    # each predicate receives the call's arguments by name (tests/test_contracts.py checks they are drawn)
+    must_draw: tuple[tuple[str, Callable[..., bool]], ...] = ()
 
 
-def graded(function: str, *classes: InputClass, form: str | None = None, form_shape: bool = False) -> Graded:
-    """Declare (at module level) the classes of input and the form clause of graded ``function``."""
-    return Graded(function, tuple(classes), form, form_shape)
+def graded(
+    function: str,
+    *classes: InputClass,
+    form: str | None = None,
+    form_shape: bool = False,
+    must_draw: dict[str, Callable[..., bool]] | None = None,
+) -> Graded:
+    """Declare (at module level) the classes of input and the form clause of graded ``function``;
+    ``must_draw``: combinations of classes (or other inputs) the graders' own inputs must include."""
+    return Graded(function, tuple(classes), form, form_shape, must_draw=tuple((must_draw or {}).items()))
 
 
 @dataclass(frozen=True)
@@ -502,6 +512,9 @@ class Grader:
     def record(self, exc: CheckFailed, size: int) -> None:
         """A failure raised inside a check: a call that gave no value is charged by its input's class,
         a stated property that does not hold to the check's clause."""
+        if not exc.input and self.log:  # a property: the call it made last is the input it failed on
+            last = self.log[-1]
+            exc.input = show_call(last.fn, last.args, last.kwargs)
         if exc.kind == "no-value" and exc.call is not None and exc.outcome is not None:
             fn, args, kwargs = exc.call
             self._defer(self._steps(fn, args, kwargs, exc.outcome, 1e-6, 1e-8), exc, size)

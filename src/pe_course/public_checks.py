@@ -766,10 +766,11 @@ def _load(name: str, folder: Path) -> tuple[Mapping[str, Any], Any]:
 
 
 def run_public(
-    name: str, func: Callable[..., Any], folder: Path = HERE
+    name: str, func: Callable[..., Any], folder: Path | None = None
 ) -> tuple[list[ClauseVerdict], int, int]:
-    """The clause verdicts of the public check of ``name``, with the numbers of cases and properties."""
-    spec, properties = _load(name, folder)
+    """The clause verdicts of the public check of ``name``, with the numbers of cases and properties
+    (read from ``folder``, by default the folder of this file)."""
+    spec, properties = _load(name, folder or HERE)
     checker = PublicChecker(name, func, spec, properties)
     for case in spec.get("cases", []):
         checker.run_case(case)
@@ -778,12 +779,12 @@ def run_public(
     return checker.verdicts(), len(spec.get("cases", [])), len(spec.get("properties", []))
 
 
-def check_function(name: str, func: Callable[..., Any]) -> None:
+def check_function(name: str, func: Callable[..., Any], folder: Path | None = None) -> None:
     """Run the public check of graded function ``name`` on ``func``; print every clause's result and
     raise ``AssertionError`` when a clause fails (so that nbgrader's Validate reports it)."""
     if not callable(func):
         raise AssertionError(f"`{name}` bukan fungsi.")
-    results, n_cases, n_props = run_public(name, func)
+    results, n_cases, n_props = run_public(name, func, folder)
     total = sum(v.clause.points for v in results)
     earned = sum(v.points for v in results)
     print(
