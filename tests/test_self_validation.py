@@ -12,11 +12,11 @@ import pytest
 from conftest import FUNCTIONS, REPO, reference_nb
 
 from pe_course.diagnosis import InProcessCaller
-from pe_course.public_checks import close_enough, from_data, run_public
+from pe_course.public_checks import run_public
 from pe_course.publish import PUBLIC_DIR
 from pe_course.sandbox import Sandbox
 from pe_course.score import _grade_function, grade_notebook, load_suite
-from pe_course.selfcheck import run_selfcheck
+from pe_course.selfcheck import flawed_students, hard_coder, run_selfcheck
 
 PUBLIC = REPO / "source" / "positional-encoding" / PUBLIC_DIR
 
@@ -88,12 +88,7 @@ SUITE = load_suite(REPO / "graders")
 ALTERNATIVES = SUITE.module("alternatives").ALTERNATIVES
 COMPOUND = SUITE.module("alternatives").COMPOUND
 # realistic one-slip students: FLAWED_* lists of (function, implementation, clauses it must lose)
-FLAWED = [
-    entry
-    for name, value in sorted(vars(SUITE.module("alternatives")).items())
-    if name.startswith("FLAWED")
-    for entry in value
-]
+FLAWED = flawed_students(SUITE.module("alternatives"))
 CATALOGUE = [(fn, m.id, i) for fn, ms in sorted(SUITE.misconceptions.items()) for i, m in enumerate(ms)]
 
 
@@ -153,43 +148,10 @@ def test_every_issue_named_slip_is_among_the_flawed_students():
     assert len(FLAWED) >= 8 and len(names) == len(FLAWED)
 
 
-def hard_coder(fn: str):
-    """A submission that returns the public cases' expected results (read from the shipped JSON) and
-    knows nothing else."""
-    import json
-
-    table = []
-    for path in sorted(PUBLIC.glob("*.json")):
-        spec = json.loads(path.read_text(encoding="utf-8"))["functions"].get(fn)
-        for case in spec["cases"] if spec else []:
-            kwargs = {k: from_data(v) for k, v in case.get("kwargs", {}).items()}
-            table.append(([from_data(a) for a in case["args"]], kwargs, case["expected"]))
-
-    def same(a, b) -> bool:
-        if isinstance(a, (bool, int, float)) or isinstance(b, (bool, int, float)):
-            return type(a) is type(b) and a == b
-        return type(a) is type(b) and close_enough(a, b, rtol=0, atol=0)
-
-    def implementation(*args, **kwargs):
-        for case_args, case_kwargs, expected in table:
-            if (
-                len(args) == len(case_args)
-                and set(kwargs) == set(case_kwargs)
-                and all(same(a, b) for a, b in zip(args, case_args, strict=True))
-                and all(same(kwargs[k], case_kwargs[k]) for k in kwargs)
-            ):
-                if "raises" in expected:
-                    raise ValueError("dihafalkan")
-                return from_data(expected["value"])
-        raise NotImplementedError()
-
-    return implementation
-
-
 @pytest.mark.parametrize("fn", FUNCTIONS)
 def test_hard_coding_the_public_cases_earns_nothing(fn, suite, reference):
     """The graders stay ahead of the public cases: every clause has inputs of its own."""
-    implementation = hard_coder(fn)
+    implementation = hard_coder(fn, PUBLIC)
     assert lost_publicly(fn, implementation) <= {"K1"}, "the hard-coder passes (almost) every public case"
     cell = grade(fn, suite, reference, implementation)
     assert cell.score == 0, [c.clause for c in cell.clauses if c.passed]

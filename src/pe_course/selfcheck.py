@@ -2,22 +2,31 @@
 
 - the reference solutions (source notebooks, markers stripped) score 100% through the sandbox;
 - the released stubs score 0 on every test cell without crashing anything;
-- every catalogued misconception (carried-over ones included) loses points on its cell and is
-  diagnosed with exactly its id;
+- every catalogued misconception (carried-over ones included) is charged exactly one clause of its
+  function, is diagnosed with exactly its id, and the public check fails on the same clause;
 - every alternative correct implementation (``graders/alternatives.py``) scores full marks with no
-  diagnosis, and every misconception inside otherwise careful code there is diagnosed.
+  diagnosis, and every misconception inside otherwise careful code there is diagnosed;
+- every flawed student (``FLAWED_*`` in ``graders/alternatives.py``) loses exactly the clauses listed,
+  by the graders and by the public check;
+- a submission that hard-codes the public cases' results earns nothing.
 """
 
 from __future__ import annotations
 
+import json
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import nbformat
 
 from .course import Course
 from .diagnosis import InProcessCaller
 from .notebook import load_reference, strip_solution_markers
+from .public_checks import close_enough, from_data, run_public
+from .publish import public_files
 from .release import DataFileError, data_files
 from .sandbox import Sandbox
 from .score import _grade_function, grade_notebook, load_suite
@@ -64,7 +73,7 @@ def run_selfcheck(
         report.rows.append(("reference", nb_id, outcome))
         if ref.score != ref.max_score or len(ref.cells) != len(suite.notebooks[nb_id]):
             failed = [
-                f"{c.grade_id}:{k.name}: {k.message}" for c in ref.cells for k in c.checks if not k.passed
+                f"{c.grade_id}:{k.clause}: {k.message}" for c in ref.cells for k in c.clauses if not k.passed
             ]
             report.problems.append(f"reference {nb_id} scores {outcome}: " + "; ".join(failed[:5]))
         stub_path = release_dir / path.name
@@ -89,18 +98,37 @@ def run_selfcheck(
     wrong += [
         (f, impl, mid, "careful code + misconception") for f, impl, mid in getattr(students, "COMPOUND", [])
     ]
+    with tempfile.TemporaryDirectory(prefix="pe-public-") as tmp:
+        public = _write_public_checks(Path(tmp), course, suite, reference)
+        _students(report, suite, reference, wrong, students, public)
+    return report
+
+
+def _students(
+    report: SelfCheck, suite: Any, reference: Any, wrong: list, students: Any, public: Path
+) -> None:
+    """Misconceptions, alternatives, flawed students and the hard-coder, graded in this process."""
     for function, implementation, mid, what in wrong:
         cell = _grade_in_process(suite, reference, function, implementation)
         ids = [d["id"] for d in cell.misconceptions]
+        lost = _lost(cell)
+        seen = _lost_publicly(function, implementation, public)
         report.rows.append(
             (
                 what,
                 f"{function}/{mid}",
-                f"{cell.score:g}/{cell.max_score:g}, diagnosed: {', '.join(ids) or '-'}",
+                f"{cell.score:g}/{cell.max_score:g}, lost {', '.join(sorted(lost)) or '-'}, "
+                f"public check {', '.join(sorted(seen)) or '-'}, diagnosed: {', '.join(ids) or '-'}",
             )
         )
-        if cell.score >= cell.max_score:
-            report.problems.append(f"{what} {function}/{mid} scores full marks")
+        if len(lost) != 1:
+            report.problems.append(
+                f"{what} {function}/{mid} is charged {sorted(lost) or 'nothing'}, not one clause"
+            )
+        if seen != lost:
+            report.problems.append(
+                f"{what} {function}/{mid}: the public check finds {sorted(seen)}, the graders {sorted(lost)}"
+            )
         if ids != [mid]:
             report.problems.append(f"{what} {function}/{mid} is diagnosed as {ids or 'nothing'}")
     for function, implementations in sorted(getattr(students, "ALTERNATIVES", {}).items()):
@@ -114,12 +142,89 @@ def run_selfcheck(
                     f"{cell.score:g}/{cell.max_score:g}",
                 )
             )
-            if cell.score != cell.max_score or ids:
+            if cell.score != cell.max_score or ids or _lost_publicly(function, implementation, public):
                 report.problems.append(
                     f"correct {function}/{implementation.__name__} scores "
                     f"{cell.score:g}/{cell.max_score:g}, diagnosed {ids or 'nothing'}"
                 )
-    return report
+    for function, implementation, clauses in flawed_students(students):
+        cell = _grade_in_process(suite, reference, function, implementation)
+        lost, seen = _lost(cell), _lost_publicly(function, implementation, public)
+        report.rows.append(
+            (
+                "flawed student",
+                f"{function}/{implementation.__name__}",
+                f"{cell.score:g}/{cell.max_score:g}, lost {', '.join(sorted(lost))}",
+            )
+        )
+        if lost != set(clauses) or seen != set(clauses):
+            report.problems.append(
+                f"flawed {function}/{implementation.__name__} should lose {sorted(clauses)}: "
+                f"the graders charge {sorted(lost)}, the public check {sorted(seen)}"
+            )
+    for function in sorted(suite.checks):
+        cell = _grade_in_process(suite, reference, function, hard_coder(function, public))
+        report.rows.append(("hard-coded public cases", function, f"{cell.score:g}/{cell.max_score:g}"))
+        if cell.score > 0:
+            report.problems.append(f"hard-coding the public cases of {function} earns {cell.score:g}")
+
+
+def flawed_students(module) -> list[tuple[str, Callable[..., Any], set[str]]]:
+    """The ``FLAWED_*`` lists of ``graders/alternatives.py``: (function, implementation, clauses it loses)."""
+    return [
+        entry
+        for name, value in sorted(vars(module).items() if module is not None else [])
+        if name.startswith("FLAWED") and isinstance(value, list)
+        for entry in value
+    ]
+
+
+def hard_coder(fn: str, public: Path) -> Callable[..., Any]:
+    """A submission that returns the public cases' results (read from the shipped JSON) and knows
+    nothing else: the graders must give it nothing."""
+    table = []
+    for path in sorted(public.glob("*.json")):
+        spec = json.loads(path.read_text(encoding="utf-8"))["functions"].get(fn)
+        for case in spec["cases"] if spec else []:
+            kwargs = {k: from_data(v) for k, v in case.get("kwargs", {}).items()}
+            table.append(([from_data(a) for a in case["args"]], kwargs, case["expected"]))
+
+    def same(a: Any, b: Any) -> bool:
+        if isinstance(a, (bool, int, float)) or isinstance(b, (bool, int, float)):
+            return type(a) is type(b) and a == b
+        return type(a) is type(b) and close_enough(a, b, rtol=0, atol=0)
+
+    def implementation(*args: Any, **kwargs: Any) -> Any:
+        for case_args, case_kwargs, expected in table:
+            if (
+                len(args) == len(case_args)
+                and set(kwargs) == set(case_kwargs)
+                and all(same(a, b) for a, b in zip(args, case_args, strict=True))
+                and all(same(kwargs[k], case_kwargs[k]) for k in kwargs)
+            ):
+                if "raises" in expected:
+                    raise ValueError("dihafalkan")
+                return from_data(expected["value"])
+        raise NotImplementedError()
+
+    return implementation
+
+
+def _write_public_checks(folder: Path, course: Course, suite: Any, reference: Any) -> Path:
+    """The public checks as this version of the graders makes them, written into ``folder``."""
+    notebooks = [p.stem for p in sorted(course.source.glob("*.ipynb"))]
+    for name, data in public_files(suite, reference, notebooks).items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+def _lost(cell) -> set[str]:
+    return {c.clause for c in cell.clauses if not c.passed}
+
+
+def _lost_publicly(function: str, implementation: Callable[..., Any], public: Path) -> set[str]:
+    verdicts, _, _ = run_public(function, implementation, public)
+    return {v.clause.id for v in verdicts if not v.passed}
 
 
 def _grade_in_process(suite, reference, function, implementation):
