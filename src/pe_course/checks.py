@@ -62,6 +62,7 @@ from .public_checks import (
     trace,
     unproven_form,
     verdicts,
+    why,
 )
 
 __all__ = [
@@ -563,7 +564,7 @@ class Grader:
         def memberships_of(call) -> list[Membership]:
             a, k = call
             return [
-                Membership(c.clause, twin_call(c, func, a, k), c.same_expected)
+                Membership(c.clause, twin_call(c, func, a, k), c.same_expected, c.name)
                 for c in memberships(self.graded, func, a, k)
             ]
 
@@ -589,6 +590,9 @@ class Grader:
     def verdicts(self, clauses: Mapping[str, Clause]) -> list[ClauseVerdict]:
         """Every clause's verdict, once all checks have run (the evidence is complete then)."""
         for steps, exc, name, size in self._pending:
+            reason = why(steps, self.evidence, self._base)
+            if reason:
+                exc.args = (f"{str(exc).rstrip('.')}. {reason}",)
             self.failures.append(
                 Failure(
                     resolve(steps, self.evidence, self._base),

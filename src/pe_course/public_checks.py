@@ -465,6 +465,7 @@ MAX_TWIN_DEPTH = 6
 class Step:
     clause: str  # the clause of the input's class
     relation: str | None  # how its twin went (None: the class has no twin)
+    name: str = ""  # the class's name, e.g. "ids berupa list Python"
 
 
 @dataclass(frozen=True)
@@ -475,6 +476,7 @@ class Membership:
     clause: str
     twin: Any = None
     same_expected: bool = False
+    name: str = ""
 
 
 def relation(
@@ -512,14 +514,14 @@ def trace(
                 continue
             twin_outcome, passed = evaluate(m.twin)
             if passed:
-                return [*steps, Step(m.clause, TWIN_PASSED)]
+                return [*steps, Step(m.clause, TWIN_PASSED, m.name)]
             if head is None and m is found[0]:
                 head = twin_outcome
         if head is None:
-            steps.append(Step(found[0].clause, None))
+            steps.append(Step(found[0].clause, None, found[0].name))
             break
         rel = relation(outcome, head, found[0].same_expected, rtol, atol)
-        steps.append(Step(found[0].clause, rel))
+        steps.append(Step(found[0].clause, rel, found[0].name))
         if rel == DIFFERENT:
             break
         call, outcome = found[0].twin, head
@@ -529,12 +531,34 @@ def trace(
 def resolve(steps: Iterable[Step], evidence: set[str] | None, base: str = BASE_CLAUSE) -> str:
     """The clause a failure is charged to, from its steps and the clauses with evidence (at least one
     of their inputs answered right; None: take every clause as having some, for a first guess)."""
+    return _deciding(steps, evidence, base)[0]
+
+
+def why(steps: Iterable[Step], evidence: set[str] | None, base: str = BASE_CLAUSE) -> str:
+    """Why a failure went to its clause, in a sentence for the student (empty for an ordinary input)."""
+    clause, step = _deciding(steps, evidence, base)
+    if step is None:
+        return ""
+    if step.relation == TWIN_PASSED:
+        return (
+            f"Kegagalan ini khusus untuk input dengan ciri \u201c{step.name}\u201d: tanpa ciri itu (input biasa "
+            f"terdekat) hasil Anda benar, jadi dibebankan ke {clause}."
+        )
+    if step.relation is None:
+        return f"Input ini termasuk \u201c{step.name}\u201d, yang dinilai oleh {clause}."
+    return (
+        f"Input ini termasuk \u201c{step.name}\u201d, tetapi input biasa terdekatnya juga gagal dengan cara yang "
+        f"berbeda, jadi dibebankan ke {clause}."
+    )
+
+
+def _deciding(steps: Iterable[Step], evidence: set[str] | None, base: str) -> tuple[str, Step | None]:
     for step in steps:
         if step.relation in (None, TWIN_PASSED, DIFFERENT):
-            return step.clause
+            return step.clause, step
         if step.relation == UNCLEAR and evidence is not None and step.clause not in evidence:
-            return step.clause
-    return base
+            return step.clause, step
+    return base, None
 
 
 def verdicts(
@@ -680,7 +704,7 @@ class PublicChecker:
 
     def _memberships(self, case: Mapping[str, Any]) -> list[Membership]:
         return [
-            Membership(m["clause"], m.get("twin"), bool(m.get("same_expected")))
+            Membership(m["clause"], m.get("twin"), bool(m.get("same_expected")), m.get("class", ""))
             for m in case.get("classes", [])
         ]
 
@@ -729,6 +753,9 @@ class PublicChecker:
 
     def verdicts(self) -> list[ClauseVerdict]:
         for steps, exc, check, size in self.pending:
+            reason = why(steps, self.evidence, self.base)
+            if reason:
+                exc.args = (f"{str(exc).rstrip('.')}. {reason}",)
             self._charge(resolve(steps, self.evidence, self.base), exc, size, check)
         self.pending = []
         return verdicts(
