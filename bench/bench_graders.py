@@ -9,9 +9,13 @@ invocation, each phase in its own process (so peak memory is attributed to it):
   check and misconception diagnosis — i.e. the extra work the graders add to autograding.
 
     python bench/bench_graders.py [--students 10]
+    python bench/bench_graders.py --against ../other-checkout --rounds 3   # graders before/after, one run
 
 Prints medians per notebook and peak RSS of the grading processes. Target: median graders time
-<= 0.3 s per notebook on the 2-core machine. Run by hand, not in the test suite.
+<= 0.3 s per notebook on the 2-core machine. ``--against DIR`` also times the graders of another
+checkout of this repository (e.g. ``git worktree add ../before main``) on its own release of the
+same synthetic class, alternating the two ``--rounds`` times so that the machine's drift hits both
+alike, and prints the ratio. Run by hand, not in the test suite.
 """
 
 from __future__ import annotations
@@ -94,23 +98,69 @@ def phase(name: str, students: int) -> dict:
     }
 
 
+def _phase(script: Path, name: str, students: int) -> dict:
+    out = subprocess.run(
+        [sys.executable, str(script), "--phase", name, "--students", str(students)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def against(other: Path, students: int, rounds: int) -> dict:
+    """The graders phase of this checkout and of ``other``, alternated ``rounds`` times."""
+    runs: dict[str, list[dict]] = {"this": [], "other": []}
+    for _ in range(rounds):
+        runs["other"].append(_phase(other / "bench" / "bench_graders.py", "graders", students))
+        runs["this"].append(_phase(Path(__file__), "graders", students))
+    summary = {}
+    for side, results in runs.items():
+        medians = [r["median_s"] for r in results]
+        totals = [r["total_s"] for r in results]
+        summary[side] = {
+            "notebooks": results[0]["notebooks"],
+            "median_s_per_round": medians,
+            "total_s_per_round": totals,
+            "median_s": statistics.median(medians),
+            "total_s": statistics.median(totals),
+        }
+    summary["ratio_total"] = summary["this"]["total_s"] / summary["other"]["total_s"]
+    summary["ratio_median"] = summary["this"]["median_s"] / summary["other"]["median_s"]
+    return summary
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--students", type=int, default=10)
+    parser.add_argument("--against", type=Path, help="another checkout whose graders to time alongside")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--phase", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.phase:
         print(json.dumps(phase(args.phase, args.students)))
         return
-    rows = {}
-    for name in ("execute", "sandboxed-execute", "graders"):
-        out = subprocess.run(
-            [sys.executable, __file__, "--phase", name, "--students", str(args.students)],
-            capture_output=True,
-            text=True,
-            check=True,
+    out = REPO / "bench" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    if args.against:
+        summary = against(args.against.resolve(), args.students, args.rounds)
+        for side, name in (("other", str(args.against)), ("this", "this checkout")):
+            r = summary[side]
+            print(
+                f"{name:<40} {r['notebooks']:>4} notebooks  graders total {r['total_s']:.2f} s "
+                f"(per round {', '.join(f'{t:.2f}' for t in r['total_s_per_round'])}), "
+                f"median {r['median_s']:.3f} s per notebook"
+            )
+        print(
+            f"this / other: total {summary['ratio_total']:.3f}, median per notebook {summary['ratio_median']:.3f}"
         )
-        rows[name] = json.loads(out.stdout.strip().splitlines()[-1])
+        stamp = time.strftime("%Y-%m-%dT%H%M", time.gmtime())
+        (out / f"graders-against-{stamp}.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        return
+    rows = {
+        name: _phase(Path(__file__), name, args.students)
+        for name in ("execute", "sandboxed-execute", "graders")
+    }
     print(
         f"{'phase':<20}{'notebooks':>10}{'median s':>10}{'mean s':>9}{'max s':>8}{'peak RSS MB (self / children)':>32}"
     )
@@ -125,8 +175,6 @@ def main() -> None:
         f"execution ({base['median_s']:.2f} s);\nthe sandboxed execution costs a median "
         f"{sand['median_s'] - base['median_s']:+.2f} s per notebook over the unsandboxed one."
     )
-    out = REPO / "bench" / "results"
-    out.mkdir(parents=True, exist_ok=True)
     (out / "graders-overhead.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")
 
 

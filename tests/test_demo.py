@@ -23,8 +23,8 @@ def notes_of(rec) -> list[str]:
 
 def graded_summary(out) -> dict:
     """What the graders decided for every demo student, without what varies between runs (times, figures,
-    sandbox description): per notebook its score, and per cell its score, status, failed checks and
-    misconceptions; per record the kinds of its notes."""
+    sandbox description): per notebook its score, and per cell its score, status, lost clauses, the
+    checks that found a failure, and misconceptions; per record the kinds of its notes."""
     summary: dict = {}
     for path in sorted((out / "autograded").glob("*/positional-encoding/*.grading.json")):
         record = GradingRecord.read(path)
@@ -37,6 +37,7 @@ def graded_summary(out) -> dict:
                 c.grade_id: {
                     "score": c.score,
                     "status": c.status.value,
+                    "lost": [k.clause for k in c.clauses if not k.passed],
                     "failed": [k.name for k in c.checks if not k.passed],
                     "misconceptions": [m["id"] for m in c.misconceptions],
                 }

@@ -67,7 +67,7 @@ def test_apply_rope_following_the_hints_scores_full_marks(suite, reference):
     rope_as_hints_say = suite.module("alternatives").rope_as_hints_say
     assert rope_as_hints_say in suite.module("alternatives").ALTERNATIVES["apply_rope"]
     cell = grade("apply_rope", suite, reference, rope_as_hints_say)
-    assert cell.score == cell.max_score, [c.message for c in cell.checks if not c.passed]
+    assert cell.score == cell.max_score, [c.message for c in cell.clauses if not c.passed]
 
 
 # Misconceptions inside otherwise careful code: graders/alternatives.py COMPOUND, checked by
@@ -152,7 +152,7 @@ def test_wrong_apply_rope_with_correct_rope_scores_loses_in_one_cell_in_the_sand
     for fn in ("rotation_matrix", "shift_encoding", "rope_scores"):
         assert cells[fn].score == cells[fn].max_score, (
             fn,
-            [c.message for c in cells[fn].checks if not c.passed],
+            [c.message for c in cells[fn].clauses if not c.passed],
         )
     assert cells["rope_scores"].misconceptions == []
 

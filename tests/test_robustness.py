@@ -25,6 +25,7 @@ import nbformat
 import pytest
 from conftest import NOTEBOOKS, CourseCopy, notes_of, reference_nb, with_code
 
+from pe_course.notebook import load_reference
 from pe_course.score import load_suite
 
 pytestmark = pytest.mark.slow
@@ -215,7 +216,10 @@ def run(_course_template, tmp_path_factory):
 @pytest.fixture(scope="module")
 def suite_max(_course_template):
     suite = load_suite(_course_template / "graders")
-    return {nb: {f"test_{fn}": suite.max_score(fn) for fn in fns} for nb, fns in suite.notebooks.items()}
+    reference = load_reference(_course_template / "source" / "positional-encoding")
+    return {
+        nb: {f"test_{fn}": suite.max_score(reference, fn) for fn in fns} for nb, fns in suite.notebooks.items()
+    }
 
 
 def gradebook(run, student: str, notebook: str = NB) -> dict[str, float]:

@@ -193,7 +193,7 @@ def test_alternatives_through_the_sandbox(notebook, suite, reference):
     nb.cells.append(nbformat.v4.new_code_cell(code))
     result = grade_notebook(nb, notebook, suite, reference, Sandbox())
     assert result.score == result.max_score, [
-        (c.grade_id, k.name, k.message) for c in result.cells for k in c.checks if not k.passed
+        (c.grade_id, k.clause, k.message) for c in result.cells for k in c.clauses if not k.passed
     ]
 
 
