@@ -159,7 +159,7 @@ class ReportData:
     notebook_max: dict[str, float]
     students: list[StudentReport]
     cells: list[CellStat]
-    clauses: list[ClauseStat]  # in the records' order, per cell
+    clauses: list[ClauseStat]  # in the order the records name them
     misconceptions: list[MisconceptionStat]  # most frequent first
     no_submission: list[str] = field(default_factory=list)  # in the gradebook, no submission
     not_graded: list[str] = field(default_factory=list)  # in submitted/, not in the gradebook
@@ -257,12 +257,11 @@ def collect(course: Course) -> ReportData:
     students.sort(key=lambda s: s.student)
     _lms_lateness(course, students)
     hints = _hints(course)
-    clauses: dict[tuple[str, str, str], ClauseStat] = {}
+    results: dict[tuple[str, str, str], list[tuple[str, ClauseResult]]] = {}
     diagnosed: dict[tuple[str, str], set[str]] = {}
     for report in students:
-        _read_student(course, report, notebooks, cells, clauses, diagnosed)
-    for stat in clauses.values():
-        stat.submitted = cells[(stat.notebook, stat.grade_id)].n
+        _read_student(course, report, notebooks, cells, results, diagnosed)
+    clauses = [_clause_stat(key, found, cells[key[:2]].n) for key, found in results.items()]
 
     misconceptions = [
         MisconceptionStat(fn, mid, hints.get((fn, mid)), sorted(who)) for (fn, mid), who in diagnosed.items()
@@ -279,7 +278,7 @@ def collect(course: Course) -> ReportData:
         notebook_max,
         students,
         list(cells.values()),
-        list(clauses.values()),
+        clauses,
         misconceptions,
         no_submission=no_submission,
         not_graded=not_graded,
@@ -322,7 +321,7 @@ def _read_student(
     report: StudentReport,
     notebooks: list[str],
     cells: dict[tuple[str, str], CellStat],
-    clauses: dict[tuple[str, str, str], ClauseStat],
+    results: dict[tuple[str, str, str], list[tuple[str, ClauseResult]]],
     diagnosed: dict[tuple[str, str], set[str]],
 ) -> None:
     student = report.student
@@ -341,7 +340,7 @@ def _read_student(
         for cell in record.cells if record is not None else []:
             if cell.grade_id not in seen:  # a damaged record's second copy of a cell counts nothing
                 seen.add(cell.grade_id)
-                _read_cell(report, name, cell, cells, clauses, diagnosed)
+                _read_cell(report, name, cell, cells, results, diagnosed)
 
 
 def _read_cell(
@@ -349,7 +348,7 @@ def _read_cell(
     notebook: str,
     cell: CellResult,
     cells: dict[tuple[str, str], CellStat],
-    clauses: dict[tuple[str, str, str], ClauseStat],
+    results: dict[tuple[str, str, str], list[tuple[str, ClauseResult]]],
     diagnosed: dict[tuple[str, str], set[str]],
 ) -> None:
     stat = cells.get((notebook, cell.grade_id))
@@ -357,33 +356,30 @@ def _read_cell(
         stat.statuses[cell.status.value] += 1
         seen: set[str] = set()
         for result in cell.clauses:
-            if result.clause not in seen:
-                seen.add(result.clause)
-                _count_clause(report.student, notebook, cell.grade_id, result, clauses)
+            key = (notebook, cell.grade_id, result.clause[:40])
+            if key[2] not in seen:  # a clause counts once per student, even in a damaged record
+                seen.add(key[2])
+                results.setdefault(key, []).append((report.student, result))
     for m in cell.misconceptions:
         diagnosed.setdefault((cell.function, m["id"]), set()).add(report.student)
 
 
-def _count_clause(
-    student: str,
-    notebook: str,
-    grade_id: str,
-    result: ClauseResult,
-    clauses: dict[tuple[str, str, str], ClauseStat],
-) -> None:
-    key = (notebook, grade_id, result.clause[:40])
-    cs = clauses.get(key)
-    if cs is None:
-        cs = clauses[key] = ClauseStat(notebook, grade_id, key[2], "", 0.0)
-    cs.text = cs.text or result.text.strip()[:1000]
-    cs.max_points = max(cs.max_points, result.max_points)
-    cs.graded += 1
-    if result.passed:
-        return
-    cs.students.append(student)
-    if result.message.strip():
-        cs.messages[result.message.strip()[:300]] += 1
-    if result.input.strip():
-        cs.inputs[result.input.strip()[:200]] += 1
-    for name in dict.fromkeys(result.checks):
-        cs.found_by[name[:80]] += 1
+def _clause_stat(
+    key: tuple[str, str, str], results: list[tuple[str, ClauseResult]], submitted: int
+) -> ClauseStat:
+    """One clause over the students whose records carry it. Its text and points are the ones most
+    records give (a re-grade after the notebook changed, or a damaged record, cannot decide them)."""
+    texts = Counter(r.text.strip()[:1000] for _, r in results)
+    points = Counter(r.max_points for _, r in results)
+    cs = ClauseStat(*key, texts.most_common(1)[0][0], points.most_common(1)[0][0], submitted, len(results))
+    for student, r in results:
+        if r.passed:
+            continue
+        cs.students.append(student)
+        if r.message.strip():
+            cs.messages[r.message.strip()[:300]] += 1
+        if r.input.strip():
+            cs.inputs[r.input.strip()[:200]] += 1
+        for name in dict.fromkeys(r.checks):
+            cs.found_by[name[:80]] += 1
+    return cs
