@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime, timezone
 
-from pe_course.report import CellStat, CheckStat, Issue, MisconceptionStat, ReportData, StudentReport
+from pe_course.report import CellStat, ClauseStat, Issue, MisconceptionStat, ReportData, StudentReport
 
 
 def sample_report_data() -> ReportData:
@@ -34,7 +34,10 @@ def sample_report_data() -> ReportData:
             {"01_embedding": 5.5, "02_sinusoidal": 4.0},
             9.5,
             0.0,
-            issues=[Issue("citra", "", "late", "submitted 2.0 h after the due date")],
+            issues=[
+                Issue("citra", "", "late", "submitted 2.0 h after the due date"),
+                Issue("citra", "02_sinusoidal", "no-grading-record"),
+            ],
         ),
     ]
     cells = [
@@ -42,19 +45,59 @@ def sample_report_data() -> ReportData:
         CellStat("01_embedding", "test_one_hot", 1.0, [1.0, 1.0, 0.0], Counter(ok=2, timeout=1)),
         CellStat("02_sinusoidal", "test_frequencies", 1.0, [1.0, 1.0], Counter(ok=2)),
     ]
-    checks = [
-        CheckStat(
-            "01_embedding",
-            "test_embed",
-            "example",
-            "contoh dari bab",
-            1.0,
+    embed = ("01_embedding", "test_embed")
+    one_hot = ("01_embedding", "test_one_hot")
+    clauses = [
+        ClauseStat(
+            *embed,
+            "K1",
+            "`h[t] = tok_table[ids[t]] + pos_table[t]`; hasilnya berbentuk `(T, d)`.",
+            2.0,
             3,
-            2,
+            3,
+            ["budi<script>"],
             Counter({"embed([2, 0, 2], ...): didapat [[0, 0]], seharusnya [[5, 5]] & <b>": 1}),
+            Counter({"embed([2, 0, 2], [[1., 0.]], [[0.], [1.]])": 1}),
+            Counter({"kasus": 1, "acak": 1}),
         ),
-        CheckStat("01_embedding", "test_embed", "empty", "ids kosong", 1.0, 3, 3),
-        CheckStat("01_embedding", "test_one_hot", "values", "nilai $x$", 1.0, 3, 1, Counter({"salah": 2})),
+        ClauseStat(*embed, "K2", "`ids` boleh kosong (`T = 0`): hasilnya berbentuk `(0, d)`.", 0.5, 3, 3),
+        ClauseStat(
+            *embed,
+            "K10",
+            "`ValueError` dilempar tepat jika `T > block_size`.",
+            0.5,
+            3,
+            3,
+            ["budi<script>"],
+            Counter({"`embed` tidak melempar ValueError untuk T > block_size.": 1}),
+            Counter({"embed([0, 0], [[0.]], [[0.]])": 1}),
+            Counter({"batas-block-size": 1}),
+        ),
+        ClauseStat(
+            *one_hot,
+            "K1",
+            "Baris ke-`t` berisi `1` tepat di kolom `ids[t]`; nilai $x$ tetap.",
+            0.5,
+            3,
+            3,
+            ["citra"],
+            Counter({"Waktu habis untuk one_hot([0, 1], 2).": 1}),
+            Counter({"one_hot([0, 1], 2)": 1}),
+            Counter({"kasus": 1}),
+        ),
+        ClauseStat(
+            *one_hot,
+            "K2",
+            "`ids` boleh berupa list Python.",
+            0.5,
+            3,
+            3,
+            ["citra"],
+            Counter({"Tidak ada keluaran yang dapat diperiksa: waktu habis.": 1}),
+        ),
+        ClauseStat(
+            "02_sinusoidal", "test_frequencies", "K1", "`omega[i] = base ** (-2i / d_model)`.", 1.0, 2, 1
+        ),
     ]
     misconceptions = [
         MisconceptionStat("embed", "concat-not-add", "Jumlahkan, jangan gabungkan.", ["budi<script>"]),
@@ -68,7 +111,7 @@ def sample_report_data() -> ReportData:
         {"01_embedding": 9.0, "02_sinusoidal": 6.0},
         students,
         cells,
-        checks,
+        clauses,
         misconceptions,
         no_submission=["dewi"],
         not_graded=["eko"],

@@ -4,7 +4,9 @@ One autograde run for the module: three students submit 01 and 02 only (so 03 an
 for everyone) — alice the reference solutions (her written answers need a manual grade), bob the
 untouched stubs, carol only 02 with sin and cos swapped in ``positional_encoding`` (a catalogued
 misconception) and no 01. The report is checked against nbgrader's gradebook (its API) and the
-graders' catalogue, and a copy with hostile ids, notes and messages must come out escaped.
+graders' catalogue (per clause: who lost it, against the gradebook's cell scores and the notebook's
+clauses), a copy with hostile ids, notes and messages must come out escaped, and a version-3 record
+(points per check) still shows up per clause.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import csv
 import io
 import json
 import shutil
+import statistics
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from conftest import CourseCopy, reference_nb, release_nb, with_code
 from nbgrader.api import Course as DbCourse
 from nbgrader.api import Gradebook
 
+from pe_course.contracts import parse_contracts
 from pe_course.report import collect, write_report
 from pe_course.score import load_suite
 
@@ -29,7 +33,7 @@ pytestmark = pytest.mark.slow
 
 ASSIGNMENT = "positional-encoding"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-PLOTS = 4  # total histogram, per-notebook histograms, test cells, checks
+PLOTS = 4  # total histogram, per-notebook histograms, test cells, clauses
 
 SIN_COS_SWAPPED = """def positional_encoding(length, d_model, base=10000.0):
     if d_model <= 0 or d_model % 2 != 0:
@@ -156,8 +160,6 @@ def test_collect_matches_gradebook_and_records(graded):
     assert {s.student: s.total for s in data.students} == pytest.approx(totals)
     assert data.max_total == 35
     assert data.student("alice").total == 11  # 7 + 4 autograded points; written answers not graded yet
-    assert data.student("bob").total == 0
-
     # missing notebooks: no submitted file (nbgrader scored them 0)
     assert data.student("alice").missing == ["03_rotation", "04_similarity"]
     assert data.student("carol").missing == ["01_embedding", "03_rotation", "04_similarity"]
@@ -190,15 +192,51 @@ def test_collect_matches_gradebook_and_records(graded):
     assert (pe.full, pe.n) == (1, 3)
     assert cells[("01_embedding", "test_embed")].n == 2  # carol did not submit 01
     assert cells[("03_rotation", "test_apply_rope")].n == 0
-    # ... and checks from the records, with the record's title
-    checks = {(c.grade_id, c.name): c for c in data.checks}
-    example = checks[("test_positional_encoding", "contoh-bab")]
-    assert (example.passed, example.n) == (1, 3)
-    assert example.title.startswith("Contoh dari bab")
-    assert example.messages  # carol's and bob's failure messages
-
     with gradebook(graded) as gb:
         assert {c.id for c in gb.db.query(DbCourse).all()} == courses_before  # reading adds no course row
+    # the released stubs earn nothing (checked last: it is the graders' verdict, not the report's)
+    assert data.student("bob").total == 0
+
+
+def test_clauses_count_who_lost_each_as_the_gradebook_and_the_notebook_say(graded):
+    data = collect(graded.course)
+    clauses = {(c.grade_id, c.clause): c for c in data.clauses}
+    cells = {(c.notebook, c.grade_id): c for c in data.cells}
+
+    # every clause the notebook states, with its text and points, over the students who submitted it
+    for name in ("01_embedding", "02_sinusoidal"):
+        for fn, stated in parse_contracts(release_nb(name)).items():
+            cell = cells[(name, f"test_{fn}")]
+            assert {k for gid, k in clauses if gid == cell.grade_id} == set(stated), cell.grade_id
+            for k, clause in stated.items():
+                stat = clauses[(cell.grade_id, k)]
+                assert (stat.text, stat.max_points) == (clause.text, clause.points)
+                assert stat.submitted == cell.n == stat.graded  # 2 for 01 (carol did not submit it), 3 for 02
+
+    # a student lost exactly the points of the clauses the report says they lost (all or nothing)
+    for student in data.students:
+        for (notebook, gid), cell in cells.items():
+            if notebook in student.missing or not cell.n:
+                continue
+            lost = sum(
+                c.max_points for c in data.clauses if c.grade_id == gid and student.student in c.students
+            )
+            assert lost == pytest.approx(cell.max_score - student.cell_scores[(notebook, gid)]), (
+                student,
+                gid,
+            )
+    assert not any("alice" in c.students for c in data.clauses)  # the reference keeps every clause
+
+    # carol's sin/cos swap: K1 of positional_encoding, with the failure charged there and who found it
+    k1 = clauses[("test_positional_encoding", "K1")]
+    assert "carol" in k1.students and k1.lost_share == pytest.approx(k1.lost / 3)
+    assert any("positional_encoding(6, 8)" in m for m in k1.messages)
+    assert k1.inputs["positional_encoding(6, 8)"] >= 1
+    assert k1.found_by["contoh-bab"] == k1.lost  # the chapter's example finds it for everyone who lost it
+    # the stubs lose every clause of 01 (converted to clause credit), each with a failure shown
+    for c in data.clauses:
+        if c.notebook == "01_embedding":
+            assert (c.students, c.lost_share) == (["bob"], 0.5) and c.messages, c.clause
 
 
 def test_report_html_is_self_contained_with_plots_and_findings(graded):
@@ -218,7 +256,19 @@ def test_report_html_is_self_contained_with_plots_and_findings(graded):
     text = page.plain
     assert "Grading report: positional-encoding" in text
     assert "Students 3 with a submission" in text
-    assert "Mean total 4.42 / 35" in text and "Median total 2.25 / 35" in text  # (11 + 0 + 2.25) / 3
+    totals, _ = gradebook_truth(graded)
+    mean, median = statistics.fmean(totals.values()), statistics.median(totals.values())
+    assert f"Mean total {mean:.2f} / 35" in text and f"Median total {median:.2f} / 35" in text
+
+    # the clauses: one row per clause and cell, a plot with its alternative text
+    clause_rows = {(r["data-cell"], r["data-clause"]) for r in page.rows if "data-clause" in r}
+    assert {(c.grade_id, c.clause) for c in collect(graded.course).clauses} == clause_rows
+    assert ("test_positional_encoding", "K1") in clause_rows
+    assert any(
+        img["alt"].startswith("Horizontal bar chart of the share of students who lost each")
+        for img in page.images
+    )
+    assert "Clauses: how many students lost each" in text
 
     # misconception id and its (Indonesian) hint, with the student
     hint = next(
@@ -271,8 +321,11 @@ def test_hostile_ids_notes_and_messages_are_escaped(graded, tmp_path):
     cell = record["cells"][0]
     cell["status"] = "timeout"
     cell["misconceptions"] = [HOSTILE_TEXT]
-    cell["checks"][0].update(
-        passed=False, points=0.0, title=f"$\\notacommand{{$ {HOSTILE_TEXT} $", message=HOSTILE_TEXT
+    cell["clauses"][0].update(
+        passed=False, points=0.0, message=HOSTILE_TEXT, input=HOSTILE_TEXT, checks=[HOSTILE_TEXT]
+    )
+    cell["clauses"][1].update(  # a clause only this record names: its text is shown, and in the plot
+        clause=HOSTILE_ID, text=f"$\\notacommand{{$ {HOSTILE_TEXT} $", passed=False, points=0.0
     )
     hostile_dir = root / "autograded" / HOSTILE_ID / ASSIGNMENT
     hostile_dir.mkdir(parents=True)
@@ -307,6 +360,8 @@ def test_hostile_ids_notes_and_messages_are_escaped(graded, tmp_path):
     assert ("carol", "02_sinusoidal", "unreadable-grading-record") in rows
     assert ("bob", "01_embedding", "record-mismatch") in rows
     assert {"data-misconception": HOSTILE_TEXT} in page.rows
+    assert any(r.get("data-clause") == HOSTILE_ID[:40] for r in page.rows)  # a clause id too
+    assert f"$\\notacommand{{$ {HOSTILE_TEXT} $" in page.plain  # its text, as text
     assert HOSTILE_TEXT in page.plain  # shown, as text
     assert "Suspected tampering 1 students" in page.plain
 
@@ -329,3 +384,70 @@ def test_students_without_submission_or_not_graded_need_attention(graded, tmp_pa
     _, page = parse(write_report(copy.course))
     rows = {(r.get("data-student"), r.get("data-notebook", ""), r.get("data-kind", "")) for r in page.rows}
     assert {("dave", "", "no-submission"), ("erin", "", "not-graded")} <= rows
+
+
+V3_MESSAGE = "`one_hot` melempar IndexError untuk input one_hot([], 4): <b>index 0</b>"
+
+
+def v3_check(name: str, clause: str, points: float, failure: dict[str, str] | None = None) -> dict:
+    """A check as a version-3 record wrote it: with its own points and its clause's text."""
+    return {
+        "name": name,
+        "title": f"judul {name}",
+        "passed": failure is None,
+        "points": 0.0 if failure else points,
+        "max_points": points,
+        "clause": clause,
+        "clause_text": f"teks {clause}",
+        "message": "",
+        "input": "",
+        "expected": "",
+        "obtained": "",
+        **(failure or {}),
+    }
+
+
+def test_a_version_3_record_is_shown_per_clause(graded, tmp_path):
+    root = tmp_path / "course"
+    shutil.copytree(graded.root, root, ignore=shutil.ignore_patterns("reports"))
+    path = root / "autograded" / "bob" / ASSIGNMENT / "01_embedding.grading.json"
+    record = json.loads(path.read_text(encoding="utf-8"))
+    failure = {"message": V3_MESSAGE, "input": "one_hot([], 4)", "expected": "array berbentuk (0, 4)"}
+    record.update(
+        version=3,
+        cells=[
+            {
+                "grade_id": "test_one_hot",
+                "function": "one_hot",
+                "score": 0.75,
+                "max_score": 1.0,
+                "status": "ok",
+                "checks": [
+                    v3_check("kasus", "K1", 0.25),
+                    v3_check("acak", "K1", 0.25),
+                    v3_check("list", "K2", 0.25),
+                    v3_check("ids-kosong", "K3", 0.25, failure),
+                ],
+                "misconceptions": [],
+            }
+        ],
+    )
+    path.unlink()
+    path.write_text(json.dumps(record), encoding="utf-8")
+
+    data = collect(CourseCopy(root).course)
+    clauses = {(c.grade_id, c.clause): c for c in data.clauses}
+    k3 = clauses[("test_one_hot", "K3")]  # alice's v4 record and bob's v3 one, counted together
+    assert (k3.students, k3.graded, k3.submitted) == (["bob"], 2, 2)
+    assert (k3.messages, k3.inputs, k3.found_by) == (
+        {V3_MESSAGE: 1},
+        {"one_hot([], 4)": 1},
+        {"ids-kosong": 1},
+    )
+    assert clauses[("test_one_hot", "K1")].students == []  # the checks of K1 passed: the clause kept
+    assert clauses[("test_embed", "K1")].graded == 1  # bob's record has no test_embed any more
+
+    source, page = parse(write_report(CourseCopy(root).course, tmp_path / "out"))
+    assert {"data-notebook": "01_embedding", "data-cell": "test_one_hot", "data-clause": "K3"} in page.rows
+    assert "index 0" in page.plain and "&lt;b&gt;index 0&lt;/b&gt;" in source
+    assert "clause results for 1 of 2 submissions" in page.plain  # test_embed: bob's v3 record lacks it

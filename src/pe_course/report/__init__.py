@@ -2,22 +2,23 @@
 
 - :mod:`.collect` reads the course gradebook with nbgrader's API (submissions, per-notebook and
   per-cell scores, grades that ``needs_manual_grade``) and the ``.grading.json`` records the hidden
-  graders wrote next to each autograded notebook (per-check results, misconceptions, notes);
+  graders wrote next to each autograded notebook (per-clause results: who lost which clause, with
+  the failure charged to it and the checks that found it; misconceptions; notes);
 - :mod:`.plots` draws the matplotlib plots (base64 PNG);
 - :mod:`.render` fills ``templates/report.html.j2`` (Jinja2, autoescaped: everything from a
   submission or a record is untrusted text) and writes ``reports/<assignment>/report.html`` — inline
   CSS, no scripts, no server needed — and ``grades.csv`` next to it with nbgrader's own CSV exporter.
 
-The report is instructor-facing and in English; misconception hints and check titles/messages are
-shown as written (Indonesian).
+The report is instructor-facing and in English; clause texts, failure messages and misconception hints
+are shown as written (Indonesian).
 """
 
-from .collect import CellStat, CheckStat, Issue, MisconceptionStat, ReportData, StudentReport, collect
+from .collect import CellStat, ClauseStat, Issue, MisconceptionStat, ReportData, StudentReport, collect
 from .render import export_grades, render_html, write_report
 
 __all__ = [
     "CellStat",
-    "CheckStat",
+    "ClauseStat",
     "Issue",
     "MisconceptionStat",
     "ReportData",

@@ -6,13 +6,14 @@ ids in a record) is untrusted: it is kept as plain text here and escaped by the 
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..course import Course
-from ..record import CellResult, NoteKind, notebook_attention
+from ..record import CellResult, ClauseResult, NoteKind, notebook_attention
 
 EPS = 1e-9
 TAMPERING = NoteKind.SUSPECTED_TAMPERING.value
@@ -105,21 +106,36 @@ class CellStat:
 
 
 @dataclass
-class CheckStat:
-    """One check of a test cell, from the .grading.json records."""
+class ClauseStat:
+    """One clause (K1, K2, … of a function's "Ketentuan yang dinilai") of a test cell, from the
+    .grading.json records: the unit of credit, all or nothing, so a student either kept it or lost it."""
 
     notebook: str
     grade_id: str
-    name: str
-    title: str
+    clause: str  # "K2"
+    text: str  # as the notebook states it (Indonesian), from the records
     max_points: float
-    n: int = 0
-    passed: int = 0
-    messages: Counter = field(default_factory=Counter)  # failure message -> students
+    submitted: int = 0  # students who submitted the notebook: the share's denominator
+    graded: int = 0  # of them, grading records that carry the clause
+    students: list[str] = field(default_factory=list)  # who lost it
+    messages: Counter = field(default_factory=Counter)  # failure message charged here -> students
+    inputs: Counter = field(default_factory=Counter)  # failing input -> students
+    found_by: Counter = field(default_factory=Counter)  # check name -> students whose failure here it found
 
     @property
-    def pass_rate(self) -> float | None:
-        return self.passed / self.n if self.n else None
+    def lost(self) -> int:
+        return len(self.students)
+
+    @property
+    def lost_share(self) -> float | None:
+        """Share of the students who submitted the notebook that lost the clause."""
+        return self.lost / self.submitted if self.submitted else None
+
+    @property
+    def sort_key(self) -> tuple[int, str]:
+        """K2 before K10."""
+        digits = re.search(r"\d+", self.clause)
+        return (int(digits.group()) if digits else 10**6, self.clause)
 
 
 @dataclass
@@ -143,7 +159,7 @@ class ReportData:
     notebook_max: dict[str, float]
     students: list[StudentReport]
     cells: list[CellStat]
-    checks: list[CheckStat]
+    clauses: list[ClauseStat]  # in the order the records name them
     misconceptions: list[MisconceptionStat]  # most frequent first
     no_submission: list[str] = field(default_factory=list)  # in the gradebook, no submission
     not_graded: list[str] = field(default_factory=list)  # in submitted/, not in the gradebook
@@ -241,10 +257,11 @@ def collect(course: Course) -> ReportData:
     students.sort(key=lambda s: s.student)
     _lms_lateness(course, students)
     hints = _hints(course)
-    checks: dict[tuple[str, str, str], CheckStat] = {}
+    results: dict[tuple[str, str, str], list[tuple[str, ClauseResult]]] = {}
     diagnosed: dict[tuple[str, str], set[str]] = {}
     for report in students:
-        _read_student(course, report, notebooks, cells, checks, diagnosed)
+        _read_student(course, report, notebooks, cells, results, diagnosed)
+    clauses = [_clause_stat(key, found, cells[key[:2]].n) for key, found in results.items()]
 
     misconceptions = [
         MisconceptionStat(fn, mid, hints.get((fn, mid)), sorted(who)) for (fn, mid), who in diagnosed.items()
@@ -261,7 +278,7 @@ def collect(course: Course) -> ReportData:
         notebook_max,
         students,
         list(cells.values()),
-        list(checks.values()),
+        clauses,
         misconceptions,
         no_submission=no_submission,
         not_graded=not_graded,
@@ -304,7 +321,7 @@ def _read_student(
     report: StudentReport,
     notebooks: list[str],
     cells: dict[tuple[str, str], CellStat],
-    checks: dict[tuple[str, str, str], CheckStat],
+    results: dict[tuple[str, str, str], list[tuple[str, ClauseResult]]],
     diagnosed: dict[tuple[str, str], set[str]],
 ) -> None:
     student = report.student
@@ -319,8 +336,11 @@ def _read_student(
         for (nb, gid), stat in cells.items():
             if nb == name:
                 stat.scores.append(report.cell_scores.get((nb, gid), 0.0))
+        seen: set[str] = set()
         for cell in record.cells if record is not None else []:
-            _read_cell(report, name, cell, cells, checks, diagnosed)
+            if cell.grade_id not in seen:  # a damaged record's second copy of a cell counts nothing
+                seen.add(cell.grade_id)
+                _read_cell(report, name, cell, cells, results, diagnosed)
 
 
 def _read_cell(
@@ -328,21 +348,38 @@ def _read_cell(
     notebook: str,
     cell: CellResult,
     cells: dict[tuple[str, str], CellStat],
-    checks: dict[tuple[str, str, str], CheckStat],
+    results: dict[tuple[str, str, str], list[tuple[str, ClauseResult]]],
     diagnosed: dict[tuple[str, str], set[str]],
 ) -> None:
     stat = cells.get((notebook, cell.grade_id))
-    if stat is not None:
+    if stat is not None:  # a cell the gradebook does not grade has no clause worth counting
         stat.statuses[cell.status.value] += 1
-    for chk in cell.checks:
-        key = (notebook, cell.grade_id, chk.name)
-        if key not in checks:
-            checks[key] = CheckStat(notebook, cell.grade_id, chk.name, chk.title, 0.0)
-        cs = checks[key]
-        cs.n += 1
-        if chk.passed:
-            cs.passed += 1
-        elif chk.message.strip():
-            cs.messages[chk.message.strip()[:300]] += 1
+        seen: set[str] = set()
+        for result in cell.clauses:
+            key = (notebook, cell.grade_id, result.clause[:40])
+            if key[2] not in seen:  # a clause counts once per student, even in a damaged record
+                seen.add(key[2])
+                results.setdefault(key, []).append((report.student, result))
     for m in cell.misconceptions:
         diagnosed.setdefault((cell.function, m["id"]), set()).add(report.student)
+
+
+def _clause_stat(
+    key: tuple[str, str, str], results: list[tuple[str, ClauseResult]], submitted: int
+) -> ClauseStat:
+    """One clause over the students whose records carry it. Its text and points are the ones most
+    records give (a re-grade after the notebook changed, or a damaged record, cannot decide them)."""
+    texts = Counter(r.text.strip()[:1000] for _, r in results)
+    points = Counter(r.max_points for _, r in results)
+    cs = ClauseStat(*key, texts.most_common(1)[0][0], points.most_common(1)[0][0], submitted, len(results))
+    for student, r in results:
+        if r.passed:
+            continue
+        cs.students.append(student)
+        if r.message.strip():
+            cs.messages[r.message.strip()[:300]] += 1
+        if r.input.strip():
+            cs.inputs[r.input.strip()[:200]] += 1
+        for name in dict.fromkeys(r.checks):
+            cs.found_by[name[:80]] += 1
+    return cs

@@ -9,7 +9,7 @@ import math
 import re
 import warnings
 
-from .collect import EPS, CellStat, CheckStat, ReportData
+from .collect import EPS, CellStat, ClauseStat, ReportData
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -145,51 +145,38 @@ def _rate_color(rate: float | None):
     return colormaps["RdYlGn"](0.1 + 0.8 * (rate or 0.0))
 
 
-def grouped_checks(data: ReportData) -> list[tuple[CellStat | None, str, str, list[CheckStat]]]:
-    """Checks grouped by cell, worst cell first; each group's checks worst first."""
-    groups: dict[tuple[str, str], list[CheckStat]] = {}
-    for c in data.checks:
-        if c.n:
-            groups.setdefault((c.notebook, c.grade_id), []).append(c)
-    cells = {(c.notebook, c.grade_id): c for c in data.cells}
-
-    def rank(key):
-        members = groups[key]
-        cell = cells.get(key)
-        rate = cell.pass_rate if cell is not None and cell.pass_rate is not None else 1.0
-        return (rate, sum(m.passed for m in members) / sum(m.n for m in members), key)
-
+def clauses_by_cell(data: ReportData) -> list[tuple[CellStat, list[ClauseStat]]]:
+    """Each test cell with the clauses its records carry: cells in the order of :func:`sorted_cells`
+    (fewest full marks first), each cell's clauses most often lost first (then K1, K2, …)."""
+    groups: dict[tuple[str, str], list[ClauseStat]] = {}
+    for c in data.clauses:
+        groups.setdefault((c.notebook, c.grade_id), []).append(c)
     out = []
-    for key in sorted(groups, key=rank):
-        members = sorted(groups[key], key=lambda c: (c.pass_rate, c.name))
-        out.append((cells.get(key), key[0], key[1], members))
+    for cell in sorted_cells(data):
+        members = groups.get((cell.notebook, cell.grade_id))
+        if members:
+            out.append((cell, sorted(members, key=lambda c: (-(c.lost_share or 0.0), c.sort_key))))
     return out
 
 
-def plot_check_pass_rates(data: ReportData) -> str:
-    groups = grouped_checks(data)
-    rows = sum(len(m) for *_, m in groups) + len(groups)
-    fig = _figure(9.5, 0.8 + 0.24 * rows)
+def plot_clause_losses(data: ReportData) -> str:
+    groups = clauses_by_cell(data)
+    rows = sum(len(m) for _, m in groups) + len(groups)
+    fig = _figure(9.5, 0.9 + 0.26 * rows)
     ax = fig.add_subplot()
     y = 0
     ticks, labels, heads = [], [], []
-    for cell, notebook, gid, members in groups:
-        heads.append(
-            (
-                y,
-                f"{gid} ({notebook})"
-                + (
-                    f": {100 * cell.pass_rate:.0f}% full marks" if cell and cell.pass_rate is not None else ""
-                ),
-            )
-        )
+    for cell, members in groups:
+        heads.append((y, f"{cell.grade_id} ({cell.notebook}): {cell.full}/{cell.n} with full marks"))
         y += 1
         for c in members:
-            rate = 100 * (c.pass_rate or 0.0)  # grouped checks have been run at least once
-            ax.barh(y, rate, color=_rate_color(c.pass_rate), height=0.75)
-            ax.text(rate + 1, y, f"{rate:.0f}% ({c.passed}/{c.n})", va="center", fontsize=7)
+            share = c.lost_share or 0.0
+            ax.barh(y, 100 * share, color=_rate_color(1.0 - share), height=0.75)
+            ax.text(
+                100 * share + 1, y, f"{100 * share:.0f}% ({c.lost}/{c.submitted})", va="center", fontsize=7
+            )
             ticks.append(y)
-            labels.append(_plain(c.title, 70))
+            labels.append(_plain(f"{c.clause} ({c.max_points:g} pt) {c.text}", 60))
             y += 1
     for pos, text in heads:
         ax.text(0, pos, _plain(text, 90), va="center", ha="left", fontsize=8, fontweight="bold")
@@ -199,6 +186,8 @@ def plot_check_pass_rates(data: ReportData) -> str:
     ax.set_ylim(y - 0.5, -0.7)
     ax.set_xlim(0, 118)
     ax.set_xticks([0, 25, 50, 75, 100])
-    ax.set_xlabel("% of students passing the check")
-    ax.set_title("Checks by test cell (worst cell first, worst check first)", fontsize=10)
+    ax.set_xlabel("% of the students who submitted the notebook that lost the clause")
+    ax.set_title(
+        "Clauses by test cell: students who lost each (worst cell first, worst clause first)", fontsize=10
+    )
     return _png(fig)

@@ -14,9 +14,9 @@ from ..course import Course
 from ..record import atomic_write
 from .collect import EPS, ISSUE_TEXT, TAMPERING, ReportData, collect
 from .plots import (
-    grouped_checks,
+    clauses_by_cell,
     plot_cell_pass_rates,
-    plot_check_pass_rates,
+    plot_clause_losses,
     plot_notebook_histograms,
     plot_total_histogram,
     sorted_cells,
@@ -24,7 +24,8 @@ from .plots import (
 
 SECTIONS = (
     ("distribution", "Distribution"),
-    ("tests", "Tests & checks"),
+    ("tests", "Test cells"),
+    ("clauses", "Clauses"),
     ("misconceptions", "Misconceptions"),
     ("manual", "Manual grading"),
     ("attention", "Attention"),
@@ -120,12 +121,15 @@ def _alt_texts(data: ReportData, cells, groups) -> tuple[dict, dict]:
             f"({len(cells)} cells; worst: {worst})."
         )
     if groups:
-        worst_checks = sorted((c for *_, m in groups for c in m), key=lambda c: c.pass_rate)[:3]
-        tests["checks_alt"] = (
-            f"Horizontal bar chart of the pass rate of {sum(len(m) for *_, m in groups)} checks in {len(groups)} "
-            f"test cells, grouped by cell, worst first (worst checks: "
-            + "; ".join(f"{c.grade_id}/{c.name} {pct(c.pass_rate)}" for c in worst_checks)
-            + ")."
+        clauses = [c for _, m in groups for c in m]
+        most_lost = sorted((c for c in clauses if c.lost), key=lambda c: -(c.lost_share or 0.0))[:3]
+        lost = "; ".join(
+            f"{c.grade_id} {c.clause} {pct(c.lost_share)} ({c.lost}/{c.submitted})" for c in most_lost
+        )
+        tests["clauses_alt"] = (
+            f"Horizontal bar chart of the share of students who lost each of {len(clauses)} clauses in "
+            f"{len(groups)} test cells (of the students who submitted the notebook), grouped by cell, "
+            f"worst cell first, worst clause first ({f'most often lost: {lost}' if lost else 'no student lost a clause'})."
         )
     return distribution, tests
 
@@ -133,14 +137,14 @@ def _alt_texts(data: ReportData, cells, groups) -> tuple[dict, dict]:
 def render_html(data: ReportData, grades_csv: str | None = "grades.csv") -> str:
     """The report as one HTML document (inline CSS, embedded PNGs, no scripts)."""
     cells = sorted_cells(data)
-    groups = grouped_checks(data) if cells else []
+    groups = clauses_by_cell(data) if cells else []
     plots: dict[str, str] = {}
     if data.students:
         plots.update(total=plot_total_histogram(data), notebooks=plot_notebook_histograms(data))
     if cells:
         plots["cells"] = plot_cell_pass_rates(data)
         if groups:
-            plots["checks"] = plot_check_pass_rates(data)
+            plots["clauses"] = plot_clause_losses(data)
     distribution, tests = _alt_texts(data, cells, groups)
     manual: dict[str, list[tuple[str, str]]] = {}
     for student, notebook, gid in data.manual:
