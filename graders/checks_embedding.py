@@ -59,6 +59,7 @@ EMBED = graded(
         },
         same_expected=True,
     ),
+    raises=("K4", "ValueError"),
     must_draw={
         "tok_table berisi int, pos_table float": lambda ids, tok_table, pos_table: (
             _int_table(tok_table) and not _int_table(pos_table)

@@ -218,7 +218,8 @@ def suite_max(_course_template):
     suite = load_suite(_course_template / "graders")
     reference = load_reference(_course_template / "source" / "positional-encoding")
     return {
-        nb: {f"test_{fn}": suite.max_score(reference, fn) for fn in fns} for nb, fns in suite.notebooks.items()
+        nb: {f"test_{fn}": suite.max_score(reference, fn) for fn in fns}
+        for nb, fns in suite.notebooks.items()
     }
 
 

@@ -149,6 +149,18 @@ def test_every_issue_named_slip_is_among_the_flawed_students():
 
 
 @pytest.mark.parametrize("fn", FUNCTIONS)
+def test_code_that_raises_everywhere_earns_nothing(fn, suite, reference):
+    """Raising the error a clause names, on every input, meets no clause (not even "raise ValueError when ...")."""
+
+    def always(*args, **kwargs):
+        raise ValueError("selalu")
+
+    cell = grade(fn, suite, reference, always)
+    assert cell.score == 0, [c.clause for c in cell.clauses if c.passed]
+    assert lost_publicly(fn, always) == {c.clause for c in cell.clauses}
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS)
 def test_hard_coding_the_public_cases_earns_nothing(fn, suite, reference):
     """The graders stay ahead of the public cases: every clause has inputs of its own."""
     implementation = hard_coder(fn, PUBLIC)

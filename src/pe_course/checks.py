@@ -54,8 +54,11 @@ from .public_checks import (
     brief,
     call_outcome,
     close_enough,
+    evidence_for,
     judge,
     no_value,
+    raise_clause_charge,
+    raised_on_valid,
     resolve,
     show_call,
     to_data,
@@ -130,6 +133,9 @@ class Graded:
     # inputs the graders must draw besides every class (combinations a clause names), by Indonesian name:
     # each predicate receives the call's arguments by name (tests/test_contracts.py checks they are drawn)
     must_draw: tuple[tuple[str, Callable[..., bool]], ...] = ()
+    # the clause that says "raise <error> exactly when ...": an ordinary valid input on which the
+    # function raises that error is charged to it too (code raising everywhere does not earn it)
+    raises: tuple[str, str] | None = None
 
 
 def graded(
@@ -138,10 +144,14 @@ def graded(
     form: str | None = None,
     form_shape: bool = False,
     must_draw: dict[str, Callable[..., bool]] | None = None,
+    raises: tuple[str, str] | None = None,
 ) -> Graded:
     """Declare (at module level) the classes of input and the form clause of graded ``function``;
-    ``must_draw``: combinations of classes (or other inputs) the graders' own inputs must include."""
-    return Graded(function, tuple(classes), form, form_shape, must_draw=tuple((must_draw or {}).items()))
+    ``must_draw``: combinations of classes (or other inputs) the graders' own inputs must include;
+    ``raises=("K4", "ValueError")``: the clause that says when that error is raised."""
+    return Graded(
+        function, tuple(classes), form, form_shape, must_draw=tuple((must_draw or {}).items()), raises=raises
+    )
 
 
 @dataclass(frozen=True)
@@ -427,6 +437,11 @@ class Grader:
             self._evidence(fn, args, kwargs)
             return outcome.value if outcome.ok else None
         size = size_of((args, kwargs))
+        if self.graded is not None and fn == self.graded.function:
+            found = [Membership(c.clause) for c in memberships(self.graded, self.reference[fn], args, kwargs)]
+            extra = raise_clause_charge(self.graded.raises, found, outcome, expected)
+            if extra:
+                self._charge(extra, raised_on_valid(fn, outcome, args, kwargs), size)
         for exc in failures:
             if exc.kind == "form":
                 self._charge(self.graded.form if self.graded and self.graded.form else self._base, exc, size)
@@ -552,8 +567,10 @@ class Grader:
             or call_key(fn, args, kwargs) in self.public_calls
         ):
             return
-        found = memberships(self.graded, self.reference[fn], args, kwargs)
-        self.evidence.update({c.clause for c in found} or {self._base})
+        func = self.reference[fn]
+        found = [Membership(c.clause) for c in memberships(self.graded, func, args, kwargs)]
+        must_raise = reference_outcome(func, args, dict(kwargs)).kind == "raised"
+        self.evidence.update(evidence_for(found, must_raise, self._base))
 
     def _steps(self, fn, args, kwargs, outcome: Outcome, rtol: float, atol: float) -> list[Step]:
         """Where a failing call is charged (see :func:`pe_course.public_checks.trace`)."""

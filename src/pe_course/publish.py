@@ -110,6 +110,7 @@ def spec_of(suite: Any, reference: Any, fn: str) -> dict:
         "base": graded.base if graded else public_checks.BASE_CLAUSE,
         "form": graded.form if graded else None,
         "form_shape": (graded.form_shape if graded.form else None) if graded else None,
+        "raises": list(graded.raises) if graded and graded.raises else None,
         "builds_on": comp.upstream if comp else None,
         "cases": cases,
         "properties": [entry for chk in suite.checks[fn] for entry in _properties(chk)],

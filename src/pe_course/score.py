@@ -248,7 +248,7 @@ def _grade_function(
                 try:
                     chk.run(grader)
                 except CheckFailed as exc:  # a stated property that does not hold, or a call without a value
-                    grader.record(exc, 0)
+                    grader.record(exc, len(exc.input) or 10**6)
                 except Exception:  # noqa: BLE001 (a grader bug must never award points)
                     internal_error = True
                     detail = traceback.format_exc(limit=3).strip().splitlines()[-1]

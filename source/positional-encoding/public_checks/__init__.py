@@ -87,10 +87,15 @@ def untrusted(text: str) -> str:
 
 
 def plain(markdown: str) -> str:
-    """A message as plain text: markup and the escapes of :func:`untrusted` removed."""
-    text = markdown.replace("**", "").replace("`", "")
-    text = re.sub(r"\\([\\`*_{}\[\]()#+!|~])", r"\1", text)
-    return html.unescape(text)
+    """A message as plain text: bold markers, backticks and the escapes of :func:`untrusted` removed
+    (code spans keep what they hold, ``base ** 2`` included)."""
+    parts = re.split(r"(`[^`]*`)", markdown)
+    for i, part in enumerate(parts):
+        if part.startswith("`") and part.endswith("`") and len(part) > 1:
+            parts[i] = part[1:-1]
+        else:
+            parts[i] = re.sub(r"\\([\\`*_{}\[\]()#+!|~])", r"\1", part.replace("**", ""))
+    return html.unescape("".join(parts))
 
 
 # --------------------------------------------------------------------------------------------
@@ -479,6 +484,36 @@ class Membership:
     name: str = ""
 
 
+def evidence_for(found: list[Membership], must_raise: bool, base: str = BASE_CLAUSE) -> set[str]:
+    """The clauses a right answer is evidence for: every class the input belongs to, or K1 for an
+    ordinary input; for an input that must raise, only the class that makes it raise (an error raised
+    there says nothing about lists, ``base`` or empty ids)."""
+    if not found:
+        return {base}
+    return {found[0].clause} if must_raise else {m.clause for m in found}
+
+
+def raise_clause_charge(
+    raises: tuple[str, str] | None, found: list[Membership], outcome: Outcome, expected: Outcome
+) -> str | None:
+    """The raise clause ("raise ValueError exactly when ...") an ordinary valid input is also charged
+    to when the function raises that error there, or None."""
+    if raises and not found and expected.ok and outcome.kind == "raised" and outcome.error == raises[1]:
+        return raises[0]
+    return None
+
+
+def raised_on_valid(fn: str, outcome: Outcome, args: tuple, kwargs: Mapping[str, Any]) -> CheckFailed:
+    shown = show_call(fn, args, kwargs)
+    return CheckFailed(
+        f"`{fn}` melempar {untrusted(outcome.error)} untuk input yang sah {shown}; {untrusted(outcome.error)} "
+        "hanya untuk input yang disebut ketentuan ini.",
+        input=shown,
+        expected="tanpa " + untrusted(outcome.error),
+        obtained=untrusted(outcome.error),
+    )
+
+
 def relation(
     outcome: Outcome, twin_outcome: Outcome, same_expected: bool, rtol: float = 1e-6, atol: float = 1e-8
 ) -> str:
@@ -711,7 +746,9 @@ class PublicChecker:
     def _twin(self, case: Mapping[str, Any]) -> tuple[Outcome, bool]:
         outcome, failures = self._evaluate(case)
         if not any(f.kind != "form" for f in failures):
-            self.evidence.update(m.clause for m in self._memberships(case))
+            self.evidence.update(
+                evidence_for(self._memberships(case), "raises" in case["expected"], self.base)
+            )
             return outcome, True
         return outcome, False
 
@@ -719,9 +756,22 @@ class PublicChecker:
         self.check = case.get("check", "")
         outcome, failures = self._evaluate(case)
         if not failures:
-            self.evidence.update([m.clause for m in self._memberships(case)] or [self.base])
+            self.evidence.update(
+                evidence_for(self._memberships(case), "raises" in case["expected"], self.base)
+            )
             return
         size = len(json.dumps(case["args"]))
+        raises = self.spec.get("raises")
+        extra = raise_clause_charge(
+            tuple(raises) if raises else None,
+            self._memberships(case),
+            outcome,
+            outcome_from_data(case["expected"]),
+        )
+        if extra:
+            args = tuple(from_data(a) for a in case["args"])
+            kwargs = {k: from_data(v) for k, v in case.get("kwargs", {}).items()}
+            self._charge(extra, raised_on_valid(self.name, outcome, args, kwargs), size)
         for exc in failures:
             if exc.kind == "form":
                 self._charge(self.form or self.base, exc, size)
@@ -806,12 +856,32 @@ def run_public(
     return checker.verdicts(), len(spec.get("cases", [])), len(spec.get("properties", []))
 
 
+def _upstream_note(name: str, func: Callable[..., Any], folder: Path | None) -> str:
+    """A note when ``name`` builds on another graded function whose own public check fails: its
+    failures show here too, while the graders give ``name`` a correct one."""
+    spec, _ = _load(name, folder or HERE)
+    upstream = spec.get("builds_on")
+    other = getattr(func, "__globals__", {}).get(upstream) if upstream else None
+    if not callable(other):
+        return ""
+    verdicts_up, _, _ = run_public(upstream, other, folder)
+    lost = [v.clause.id for v in verdicts_up if not v.passed]
+    if not lost:
+        return ""
+    return (
+        f"Catatan: `{name}` memakai `{upstream}` Anda, yang belum lolos pemeriksaan publiknya (ketentuan "
+        f"{', '.join(lost)}); kegagalan di atas bisa berasal dari sana. Saat dinilai, `{name}` diberi "
+        f"`{upstream}` yang benar, jadi perbaiki `{upstream}` lebih dulu."
+    )
+
+
 def check_function(name: str, func: Callable[..., Any], folder: Path | None = None) -> None:
     """Run the public check of graded function ``name`` on ``func``; print every clause's result and
     raise ``AssertionError`` when a clause fails (so that nbgrader's Validate reports it)."""
     if not callable(func):
         raise AssertionError(f"`{name}` bukan fungsi.")
     results, n_cases, n_props = run_public(name, func, folder)
+    note = _upstream_note(name, func, folder)
     total = sum(v.clause.points for v in results)
     earned = sum(v.points for v in results)
     print(
@@ -821,6 +891,8 @@ def check_function(name: str, func: Callable[..., Any], folder: Path | None = No
         for line in verdict_lines(v):
             print(plain(line.replace("- ✅", "[lolos]").replace("- ❌", "[gagal]")))
     failed = [v.clause.id for v in results if not v.passed]
+    if note and failed:
+        print(f"\n{note}")
     if failed:
         print(
             f"\n{earned:g} dari {total:g} poin lolos pada kasus publik. Penilai tersembunyi memakai "
