@@ -69,6 +69,12 @@ def freq_exp(d_model, base=10000.0):
     return np.exp(-np.arange(0, d_model, 2) * np.log(base) / d_model)
 
 
+# Students of positional_encoding below call `frequencies` by name, as the notebook suggests; while
+# they are graded, the graders answer that name with the reference (a wrong frequencies costs only
+# its own cell), and the public check (run here in-process) uses this one.
+frequencies = freq_exp
+
+
 def pe_loop(length, d_model, base=10000.0):
     if d_model <= 0 or d_model % 2 or length < 0:
         raise ValueError("bad")
@@ -85,6 +91,21 @@ def pe_complex(length, d_model, base=10000.0):
         raise ValueError("bad")
     z = np.exp(1j * np.outer(np.arange(length), freq_exp(d_model, base)))
     return np.stack([z.imag, z.real], axis=-1).reshape(length, d_model)
+
+
+def freq_logspace(d_model, base=10000.0):
+    """np.logspace from base^0 down to base^(-(d_model - 2) / d_model), d_model // 2 points."""
+    return np.logspace(0.0, -(d_model - 2) / d_model, d_model // 2, base=base)
+
+
+def pe_stacked_pairs(length, d_model, base=10000.0):
+    """Calls `frequencies` (base passed on positionally) and interleaves sin and cos by stacking."""
+    if d_model < 2 or d_model % 2 == 1:
+        raise ValueError("d_model harus bilangan genap positif")
+    if length < 0:
+        raise ValueError("length harus >= 0")
+    angle = np.outer(np.arange(length), frequencies(d_model, base))
+    return np.stack([np.sin(angle), np.cos(angle)], axis=2).reshape(length, d_model)
 
 
 def rot_loop(theta):
@@ -267,8 +288,8 @@ ALTERNATIVES = {
     "embed": [embed_onehot_matmul, embed_take, embed_loop],
     "one_hot": [one_hot_eye, one_hot_int, one_hot_loop],
     "embed_backward": [backward_onehot, backward_loop],
-    "frequencies": [freq_loop, freq_exp],
-    "positional_encoding": [pe_loop, pe_complex],
+    "frequencies": [freq_loop, freq_exp, freq_logspace],
+    "positional_encoding": [pe_loop, pe_complex, pe_stacked_pairs],
     "rotation_matrix": [rot_loop, rot_complex],
     "shift_encoding": [shift_matrix, shift_complex],
     "apply_rope": [rope_loop, rope_as_hints_say, rope_llama, rope_complex],
@@ -350,6 +371,16 @@ def shift_transposed(pe, k, base=10000.0):
     return out
 
 
+def pe_halves_careful(length, d_model, base=10000.0):
+    """positional_encoding with every check and base passed on, but all sines before all cosines."""
+    if d_model <= 0 or d_model % 2 != 0:
+        raise ValueError("d_model harus genap dan positif")
+    if length < 0:
+        raise ValueError("length tidak boleh negatif")
+    angle = np.arange(length)[:, None] * frequencies(d_model, base=base)[None, :]
+    return np.hstack([np.sin(angle), np.cos(angle)])
+
+
 COMPOUND = [
     ("embed", embed_checked_but_pos_by_ids, "pos-indexed-by-ids"),
     ("embed", embed_without_position_but_checked, "missing-position"),
@@ -358,6 +389,7 @@ COMPOUND = [
     ("apply_rope", rope_per_column_careful, "freq-per-column"),
     ("rope_scores", scores_rotate_half, "rope-rotate-half"),
     ("shift_encoding", shift_transposed, "rotation-transposed"),
+    ("positional_encoding", pe_halves_careful, "halves-not-interleaved"),
 ]
 
 
@@ -442,4 +474,178 @@ FLAWED = [
     ("embed_backward", backward_returns_lists, {"K2"}),
     ("embed_backward", backward_bincount_without_minlength, {"K2"}),
     ("embed_backward", backward_block_size_full_unhandled, {"K3"}),
+]
+
+
+# -- 02_sinusoidal: one realistic slip each ---------------------------------------------------------
+def freq_base_hardcoded(d_model, base=10000.0):
+    """The chapter's formula copied with the literal 10000: the ``base`` argument is ignored."""
+    i = np.arange(d_model // 2)
+    return 10000.0 ** (-2.0 * i / d_model)
+
+
+def freq_returns_list(d_model, base=10000.0):
+    """Right values from a list comprehension, returned as a Python list."""
+    return [base ** (-2 * i / d_model) for i in range(d_model // 2)]
+
+
+def freq_floor_division(d_model, base=10000.0):
+    """``//`` for ``/`` in the exponent: -2i // d_model is -1 for every pair after the first."""
+    i = np.arange(d_model // 2)
+    return base ** (-2 * i // d_model).astype(float)
+
+
+def pe_base_not_passed_on(length, d_model, base=10000.0):
+    """Calls ``frequencies(d_model)`` without passing ``base`` on."""
+    if d_model <= 0 or d_model % 2 != 0:
+        raise ValueError("d_model harus genap dan positif")
+    if length < 0:
+        raise ValueError("length tidak boleh negatif")
+    angle = np.arange(length)[:, None] * frequencies(d_model)[None, :]
+    pe = np.zeros((length, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angle), np.cos(angle)
+    return pe
+
+
+def pe_base_hardcoded(length, d_model, base=10000.0):
+    """Writes the angle as pos / 10000^(2i/d_model) with the literal 10000."""
+    if d_model <= 0 or d_model % 2 != 0 or length < 0:
+        raise ValueError("argumen tidak sah")
+    pe = np.zeros((length, d_model))
+    for pos in range(length):
+        for i in range(d_model // 2):
+            pe[pos, 2 * i] = np.sin(pos / 10000 ** (2 * i / d_model))
+            pe[pos, 2 * i + 1] = np.cos(pos / 10000 ** (2 * i / d_model))
+    return pe
+
+
+def pe_early_return_for_length_zero(length, d_model, base=10000.0):
+    """Returns the empty table for ``length = 0`` before checking ``d_model``."""
+    if length == 0:
+        return np.zeros((0, d_model))
+    if d_model <= 0 or d_model % 2 != 0:
+        raise ValueError("d_model harus genap dan positif")
+    if length < 0:
+        raise ValueError("length tidak boleh negatif")
+    angle = np.arange(length)[:, None] * frequencies(d_model, base)[None, :]
+    pe = np.zeros((length, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angle), np.cos(angle)
+    return pe
+
+
+def _pe_checked(length, d_model, base):
+    if d_model <= 0 or d_model % 2 != 0:
+        raise ValueError("d_model harus genap dan positif")
+    if length < 0:
+        raise ValueError("length tidak boleh negatif")
+    angle = np.arange(length)[:, None] * frequencies(d_model, base)[None, :]
+    pe = np.zeros((length, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angle), np.cos(angle)
+    return pe
+
+
+def pe_length_zero_flat(length, d_model, base=10000.0):
+    """A special case for ``length = 0`` that returns ``np.array([])``, of shape (0,)."""
+    if length == 0 and d_model > 0 and d_model % 2 == 0:
+        return np.array([])
+    return _pe_checked(length, d_model, base)
+
+
+def pe_length_zero_one_row(length, d_model, base=10000.0):
+    """A special case for ``length = 0`` that returns one row of zeros, of shape (d_model,)."""
+    if length == 0 and d_model > 0 and d_model % 2 == 0:
+        return np.zeros(d_model)
+    return _pe_checked(length, d_model, base)
+
+
+def pe_rejects_length_zero(length, d_model, base=10000.0):
+    """``<=`` for ``<``: refuses ``length = 0`` as if it were negative."""
+    if d_model <= 0 or d_model % 2 != 0:
+        raise ValueError("d_model harus genap dan positif")
+    if length <= 0:
+        raise ValueError("length harus positif")
+    return _pe_checked(length, d_model, base)
+
+
+def pe_relies_on_numpy_errors(length, d_model, base=10000.0):
+    """No argument checks: NumPy raises for odd d_model (broadcasting) and negative length, not for d_model = 0."""
+    angle = np.arange(length)[:, None] * frequencies(d_model, base)[None, :]
+    pe = np.zeros((length, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angle), np.cos(angle)
+    return pe
+
+
+def pe_checks_only_odd(length, d_model, base=10000.0):
+    """Checks that d_model is even, not that it is positive: d_model = 0 gives an empty table."""
+    if d_model % 2 != 0:
+        raise ValueError("d_model harus genap")
+    if length < 0:
+        raise ValueError("length tidak boleh negatif")
+    return pe_relies_on_numpy_errors(length, d_model, base)
+
+
+def pe_asserts_instead_of_raising(length, d_model, base=10000.0):
+    """``assert`` for the argument checks: AssertionError instead of ValueError."""
+    assert d_model > 0 and d_model % 2 == 0, "d_model harus genap dan positif"
+    assert length >= 0, "length tidak boleh negatif"
+    return pe_relies_on_numpy_errors(length, d_model, base)
+
+
+def pe_positions_from_one(length, d_model, base=10000.0):
+    """Positions 1, ..., length instead of 0, ..., length - 1."""
+    if d_model <= 0 or d_model % 2 != 0 or length < 0:
+        raise ValueError("argumen tidak sah")
+    angle = np.arange(1, length + 1)[:, None] * frequencies(d_model, base)[None, :]
+    pe = np.zeros((length, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angle), np.cos(angle)
+    return pe
+
+
+def pe_base_truncated(length, d_model, base=10000.0):
+    """``int(base)``, as if base were always a whole number: a fractional base is changed."""
+    if d_model <= 0 or d_model % 2 != 0 or length < 0:
+        raise ValueError("argumen tidak sah")
+    return _pe_checked(length, d_model, int(base))
+
+
+def pe_transposed(length, d_model, base=10000.0):
+    """Builds the table with positions along the columns: shape (d_model, length)."""
+    if d_model <= 0 or d_model % 2 != 0 or length < 0:
+        raise ValueError("argumen tidak sah")
+    angle = frequencies(d_model, base)[:, None] * np.arange(length)[None, :]
+    pe = np.zeros((d_model, length))
+    pe[0::2], pe[1::2] = np.sin(angle), np.cos(angle)
+    return pe
+
+
+def pe_rows_as_lists(length, d_model, base=10000.0):
+    """Right values row by row in Python lists; ``length = 0`` gives ``[]``, of shape (0,)."""
+    if d_model <= 0 or d_model % 2 != 0 or length < 0:
+        raise ValueError("argumen tidak sah")
+    rows = []
+    for pos in range(length):
+        row = []
+        for w in frequencies(d_model, base):
+            row += [float(np.sin(pos * w)), float(np.cos(pos * w))]
+        rows.append(row)
+    return rows
+
+
+FLAWED_SINUSOIDAL = [
+    ("frequencies", freq_base_hardcoded, {"K2"}),
+    ("frequencies", freq_returns_list, {"K1"}),
+    ("frequencies", freq_floor_division, {"K1"}),
+    ("positional_encoding", pe_base_not_passed_on, {"K2"}),
+    ("positional_encoding", pe_base_hardcoded, {"K2"}),
+    ("positional_encoding", pe_early_return_for_length_zero, {"K4"}),
+    ("positional_encoding", pe_length_zero_flat, {"K3"}),
+    ("positional_encoding", pe_length_zero_one_row, {"K3"}),
+    ("positional_encoding", pe_rejects_length_zero, {"K3"}),
+    ("positional_encoding", pe_relies_on_numpy_errors, {"K4"}),
+    ("positional_encoding", pe_checks_only_odd, {"K4"}),
+    ("positional_encoding", pe_asserts_instead_of_raising, {"K4"}),
+    ("positional_encoding", pe_positions_from_one, {"K1"}),
+    ("positional_encoding", pe_base_truncated, {"K2"}),
+    ("positional_encoding", pe_transposed, {"K1"}),
+    ("positional_encoding", pe_rows_as_lists, {"K3"}),
 ]

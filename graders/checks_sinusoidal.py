@@ -4,63 +4,107 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.checks import CheckFailed, Grader, as_array, assert_close, builds_on, check
+from pe_course.checks import Grader, InputClass, builds_on, check, graded
 
+from . import properties as p
 from . import strategies as s
-from .cases import cases
+from .cases import run_cases
 
 NOTEBOOK = "02_sinusoidal"
+DEFAULT_BASE = 10000.0
+
+
+def _base_given(base) -> bool:
+    return base != DEFAULT_BASE
+
+
+def _base_matters(d_model, length=2) -> bool:
+    """Whether ``base`` can change the result. It cannot for d_model = 2 (the one frequency is
+    base^0 = 1) nor for length <= 1 (position 0 only: every angle is 0): there a given base is an
+    ordinary input, as the notebook's K1 says (its twin would get the same result from the reference,
+    and a mistake showing there is the ordinary inputs' own)."""
+    return d_model >= 4 and length >= 2
+
+
+def _valid_d_model(d_model) -> bool:
+    return d_model > 0 and d_model % 2 == 0
+
+
+def _base_class(valid) -> InputClass:
+    """K2's class: ``base`` given where it changes the result; its twin has the default base."""
+    return InputClass(
+        "K2",
+        "base diberikan (bukan 10000)",
+        lambda d_model, base, length=2: (
+            _base_given(base) and valid(length, d_model) and _base_matters(d_model, length)
+        ),
+        twin=lambda base, **_: {"base": DEFAULT_BASE},
+    )
+
+
+def _base_arguments(base: float, d_model: int) -> tuple[tuple, dict]:
+    """``base`` left out when it is the default, else passed positionally for some ``d_model`` and by
+    keyword for the others (the notebook allows both)."""
+    if not _base_given(base):
+        return (), {}
+    return ((base,), {}) if d_model % 4 == 2 else ((), {"base": base})
 
 
 # -- frequencies (1 point) --------------------------------------------------------------------
-@check(
+FREQUENCIES = graded(
     "frequencies",
-    "contoh-bab",
-    clause="K1",
-    title="Contoh dari bab: d_model = 8 dan d_model = 4 dengan base = 100",
+    _base_class(lambda length, d_model: True),
+    form="K1",  # K1 promises an np.ndarray; its shape is compared with the values
 )
-def frequencies_chapter(g: Grader) -> None:
-    for case in cases("frequencies"):
-        g.expect("frequencies", *case.args)
+
+
+@check("frequencies", "kasus", clause="K1", title="Contoh dari bab dan kasus untuk setiap ketentuan")
+def frequencies_cases(g: Grader) -> None:
+    run_cases(g, "frequencies")
+
+
+def _frequencies_random(g: Grader, clause: str) -> None:
+    """The generated inputs of ``clause`` (one draw shared by the clauses): K2 where base is given
+    and matters, K1 elsewhere."""
+
+    def body(example) -> None:
+        d_model, base = example
+        if ("K2" if _base_given(base) and _base_matters(d_model) else "K1") == clause:
+            args, kwargs = _base_arguments(base, d_model)
+            g.expect("frequencies", d_model, *args, **kwargs)
+
+    g.for_all(s.frequencies_inputs, 16, body)
 
 
 @check(
     "frequencies",
     "acak",
-    clause="K2",
-    title="d_model genap dan base acak dibandingkan dengan solusi referensi",
+    clause="K1",
+    title="d_model genap acak dengan base bawaan, dibandingkan dengan solusi referensi",
 )
 def frequencies_random(g: Grader) -> None:
-    g.for_all(s.frequencies_inputs, 20, lambda ex: g.expect("frequencies", ex[0], **s.base_kwargs(ex[1])))
+    _frequencies_random(g, "K1")
+
+
+@check(
+    "frequencies",
+    "base-acak",
+    clause="K2",
+    title="d_model genap acak dengan base lain (juga pecahan), dibandingkan dengan solusi referensi",
+)
+def frequencies_random_base(g: Grader) -> None:
+    _frequencies_random(g, "K2")
 
 
 @check(
     "frequencies",
     "deret-geometri",
     clause="K1",
-    title="omega_0 = 1 dan tiap frekuensi berikutnya dikali base^(-2/d_model)",
+    title="omega_0 = 1 dan tiap frekuensi berikutnya dikali 10000^(-2/d_model)",
+    public=(p.frequencies_geometric, [(10,)]),
 )
-def frequencies_geometric(g: Grader) -> None:
-    def body(example) -> None:
-        d_model, base = example
-        shown = f"frequencies({d_model}, base={base:g})"
-        w = as_array(g.call("frequencies", d_model, base=base), (d_model // 2,), f"keluaran `{shown}`")
-        if not np.isclose(w[0], 1.0, rtol=1e-9, atol=0):
-            raise CheckFailed(
-                f"Frekuensi pertama dari `{shown}` harus 1 (base^0), didapat {w[0]:.6g}.",
-                input=shown,
-                expected="1",
-                obtained=f"{w[0]:.6g}",
-            )
-        if d_model > 2:
-            assert_close(
-                w[1:] / w[:-1],
-                np.full(d_model // 2 - 1, base ** (-2.0 / d_model)),
-                "rasio dua frekuensi berurutan (harus base^(-2/d_model))",
-                inputs=shown,
-            )
-
-    g.for_all(s.frequencies_inputs, 15, body)
+def frequencies_sequence(g: Grader) -> None:
+    g.for_all(s.frequencies_inputs, 6, lambda ex: p.frequencies_geometric(g, ex[0]))
 
 
 # -- positional_encoding (3 points) -----------------------------------------------------------
@@ -78,50 +122,99 @@ def pe_from_frequencies(frequencies, length, d_model, base=10000.0):
     return pe
 
 
-@check(
+POSITIONAL_ENCODING = graded(
     "positional_encoding",
-    "contoh-bab",
-    clause="K1",
-    title="Contoh dari bab: tabel 6 posisi (d_model = 8) dan PE(pos=10, i=0) untuk d_model = 32",
+    # inputs that must raise: no twin, always K4's (length = 0 with an odd d_model included)
+    InputClass(
+        "K4",
+        "d_model ganjil atau tidak positif",
+        lambda length, d_model, base: not _valid_d_model(d_model),
+    ),
+    InputClass("K4", "length negatif", lambda length, d_model, base: length < 0),
+    InputClass(
+        "K3",
+        "length = 0",
+        lambda length, d_model, base: length == 0 and _valid_d_model(d_model),
+        twin=lambda length, d_model, base: {"length": 1},
+    ),
+    _base_class(lambda length, d_model: length >= 0 and _valid_d_model(d_model)),
 )
-def pe_chapter(g: Grader) -> None:
-    for case in cases("positional_encoding"):
-        g.expect("positional_encoding", *case.args)
+
+
+@check("positional_encoding", "kasus", clause="K1", title="Contoh dari bab dan kasus untuk setiap ketentuan")
+def pe_cases(g: Grader) -> None:
+    run_cases(g, "positional_encoding")
+
+
+def _pe_random(g: Grader, clause: str) -> None:
+    """The generated valid inputs of ``clause`` (one draw shared by the clauses): K3 for length = 0,
+    K2 where base is given and matters, K1 elsewhere."""
+
+    def body(example) -> None:
+        length, d_model, base = example
+        base_class = _base_given(base) and _base_matters(d_model, length)
+        if ("K3" if length == 0 else "K2" if base_class else "K1") == clause:
+            args, kwargs = _base_arguments(base, d_model)
+            g.expect("positional_encoding", length, d_model, *args, **kwargs)
+
+    g.for_all(s.pe_inputs, 16, body)
 
 
 @check(
     "positional_encoding",
     "acak",
     clause="K1",
-    title="length, d_model genap dan base acak dibandingkan dengan solusi referensi",
+    title="length >= 1 dan d_model genap acak dengan base bawaan, dibandingkan dengan solusi referensi",
 )
 def pe_random(g: Grader) -> None:
-    g.for_all(
-        s.pe_inputs, 20, lambda ex: g.expect("positional_encoding", ex[0], ex[1], **s.base_kwargs(ex[2]))
-    )
+    _pe_random(g, "K1")
 
 
 @check(
     "positional_encoding",
-    "tepi",
+    "base-acak",
     clause="K2",
-    title="Kasus tepi: length = 0, length = 1, d_model = 2",
+    title="length, d_model genap dan base lain (juga pecahan) acak, dibandingkan dengan solusi referensi",
 )
-def pe_edges(g: Grader) -> None:
-    g.expect("positional_encoding", 0, 8)
-    g.expect("positional_encoding", 1, 6)
-    g.expect("positional_encoding", 9, 2)
+def pe_random_base(g: Grader) -> None:
+    _pe_random(g, "K2")
+
+
+@check(
+    "positional_encoding",
+    "length-nol",
+    clause="K3",
+    title="length = 0 dengan d_model genap acak (base bawaan atau lain) menghasilkan bentuk (0, d_model)",
+)
+def pe_length_zero(g: Grader) -> None:
+    _pe_random(g, "K3")
 
 
 @check(
     "positional_encoding",
     "nilai-error",
-    clause="K3",
-    title="ValueError untuk d_model ganjil atau tidak positif dan untuk length negatif",
+    clause="K4",
+    title="ValueError tepat untuk d_model ganjil atau tidak positif (juga dengan length = 0) dan length negatif",
+    public=(p.pe_no_value_error_on_valid_input, [(5, 6)]),
 )
 def pe_errors(g: Grader) -> None:
-    for args in [(6, 7), (6, 0), (-1, 8), (5, -2), (5, 3), (-3, 4), (4, 1)]:
-        g.expect_raises("positional_encoding", "ValueError", *args)
+    g.for_all(
+        s.pe_invalid_inputs,
+        6,
+        lambda ex: g.expect_raises("positional_encoding", "ValueError", ex[0], ex[1], **s.base_kwargs(ex[2])),
+    )
+    g.expect_no_error("positional_encoding", "ValueError", 5, 6)
+
+
+@check(
+    "positional_encoding",
+    "sin-cos-berpasangan",
+    clause="K1",
+    title="Baris posisi 0 = [0, 1, 0, 1, ...] dan tiap pasangan (sin, cos) memenuhi sin² + cos² = 1",
+    public=(p.pe_pairs_on_unit_circle, [(6, 8)]),
+)
+def pe_unit_pairs(g: Grader) -> None:
+    p.pe_pairs_on_unit_circle(g, 50, 32)
 
 
 @check(
@@ -129,50 +222,8 @@ def pe_errors(g: Grader) -> None:
     "hanya-selisih-posisi",
     clause="K1",
     title="PE(p)·PE(q) hanya bergantung pada p - q: matriks Gram = Σ_i cos(omega_i (p - q))",
+    public=(p.pe_dot_depends_on_offset, [(8, 6)]),
 )
 def pe_relative(g: Grader) -> None:
-    for length, d_model, base in [(30, 16, 10000.0), (25, 10, 100.0), (12, 4, 10000.0)]:
-        shown = f"positional_encoding({length}, {d_model}, base={base:g})"
-        pe = as_array(
-            g.call("positional_encoding", length, d_model, base=base),
-            (length, d_model),
-            f"keluaran `{shown}`",
-        )
-        gram = pe @ pe.T
-        if not np.allclose(gram[1:, 1:], gram[:-1, :-1], rtol=1e-6, atol=1e-6):
-            raise CheckFailed(
-                f"Untuk {shown}, PE(p)·PE(q) tidak hanya bergantung pada p - q: "
-                "PE(p+1)·PE(q+1) berbeda dari PE(p)·PE(q). Periksa frekuensi tiap pasangan kolom.",
-                input=shown,
-            )
-        p = np.arange(length)
-        assert_close(
-            gram,
-            g.ref("offset_similarity", p[:, None] - p[None, :], d_model, base),
-            "matriks Gram PE(p)·PE(q) (harus Σ_i cos(omega_i (p - q)))",
-            atol=1e-6,
-            inputs=shown,
-        )
-
-
-@check(
-    "positional_encoding",
-    "sin-cos-berpasangan",
-    clause="K1",
-    title="Tiap pasangan (sin, cos) memenuhi sin² + cos² = 1 dan semua nilai di [-1, 1]",
-)
-def pe_unit_pairs(g: Grader) -> None:
-    shown = "positional_encoding(200, 64)"
-    pe = as_array(g.call("positional_encoding", 200, 64), (200, 64), f"keluaran `{shown}`")
-    if np.any(np.abs(pe) > 1 + 1e-12):
-        raise CheckFailed(
-            f"Nilai PE harus berada di [-1, 1] (sinus dan kosinus), tetapi keluaran {shown} "
-            f"memuat {float(np.abs(pe).max()):.4g}.",
-            input=shown,
-        )
-    assert_close(
-        pe[:, 0::2] ** 2 + pe[:, 1::2] ** 2,
-        np.ones((200, 32)),
-        "PE[:, 2i]² + PE[:, 2i+1]² (kolom genap sin dan kolom ganjil cos dengan frekuensi yang sama)",
-        inputs=shown,
-    )
+    for length, d_model in [(30, 16), (12, 4)]:
+        p.pe_dot_depends_on_offset(g, length, d_model)

@@ -66,3 +66,76 @@ def backward_sums_repeated_ids(c, ids, grad_h, vocab_size, block_size) -> None:
             inputs=shown,
         )
     c.close(grad_pos[: len(ids)], grad_h, "grad_pos[:T] (harus sama dengan grad_h)", inputs=shown)
+
+
+# -- 02_sinusoidal --------------------------------------------------------------------------------
+def frequencies_geometric(c, d_model) -> None:
+    """With the default base: omega_0 = 1 and each next frequency is the previous one times
+    10000^(-2/d_model) (a geometric sequence)."""
+    shown = f"frequencies({d_model})"
+    omega = c.array(c.call("frequencies", d_model), (d_model // 2,), f"keluaran `{shown}`")
+    c.close(omega[:1], np.ones(1), "frekuensi pertama omega_0 (harus 10000^0 = 1)", inputs=shown)
+    if d_model > 2:
+        c.close(
+            omega[1:] / omega[:-1],
+            np.full(d_model // 2 - 1, 10000.0 ** (-2.0 / d_model)),
+            "rasio dua frekuensi berurutan omega_(i+1) / omega_i (harus 10000^(-2/d_model))",
+            inputs=shown,
+        )
+
+
+def pe_pairs_on_unit_circle(c, length, d_model) -> None:
+    """Row 0 is [0, 1, 0, 1, ...], and every pair (PE[p, 2i], PE[p, 2i+1]) = (sin, cos) of one angle
+    lies on the unit circle."""
+    shown = f"positional_encoding({length}, {d_model})"
+    pe = c.array(c.call("positional_encoding", length, d_model), (length, d_model), f"keluaran `{shown}`")
+    c.close(
+        pe[0],
+        np.tile([0.0, 1.0], d_model // 2),
+        "baris posisi 0 (harus [0, 1, 0, 1, ...]: sin 0 = 0 di kolom genap, cos 0 = 1 di kolom ganjil)",
+        inputs=shown,
+    )
+    c.close(
+        pe[:, 0::2] ** 2 + pe[:, 1::2] ** 2,
+        np.ones((length, d_model // 2)),
+        "PE[:, 2i]² + PE[:, 2i+1]² (kolom 2i berisi sin dan kolom 2i+1 cos dari sudut yang sama, jadi jumlahnya 1 hingga pembulatan)",
+        inputs=shown,
+    )
+
+
+def pe_dot_depends_on_offset(c, length, d_model) -> None:
+    """PE(p)·PE(q) = sum_i cos(omega_i (p - q)): it depends only on the offset p - q."""
+    shown = f"positional_encoding({length}, {d_model})"
+    pe = c.array(c.call("positional_encoding", length, d_model), (length, d_model), f"keluaran `{shown}`")
+    gram = pe @ pe.T
+    c.close(
+        gram[1:, 1:],
+        gram[:-1, :-1],
+        "PE(p+1)·PE(q+1) (harus sama dengan PE(p)·PE(q): hanya offset p - q yang menentukan)",
+        inputs=shown,
+    )
+    p = np.arange(length)
+    omega = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
+    c.close(
+        gram,
+        np.cos((p[:, None] - p[None, :])[..., None] * omega).sum(axis=-1),
+        "matriks PE(p)·PE(q) (harus Σ_i cos(omega_i (p - q)))",
+        atol=1e-6,
+        inputs=shown,
+    )
+
+
+def pe_no_value_error_on_valid_input(c, length, d_model) -> None:
+    """ValueError is for the inputs K4 names only: a valid input must not raise it (other failures of
+    the call are the other clauses' business)."""
+    shown = f"positional_encoding({length}, {d_model})"
+    try:
+        c.call("positional_encoding", length, d_model)
+    except Exception as exc:  # noqa: BLE001 (CheckFailed of the checker that runs this property)
+        outcome = getattr(exc, "outcome", None)
+        if outcome is not None and getattr(outcome, "error", "") == "ValueError":
+            c.fail(
+                f"`positional_encoding` melempar ValueError untuk input yang sah {shown}; ValueError hanya "
+                "untuk input yang disebut ketentuan ini.",
+                input=shown,
+            )
