@@ -123,19 +123,3 @@ def pe_dot_depends_on_offset(c, length, d_model) -> None:
         atol=1e-6,
         inputs=shown,
     )
-
-
-def pe_no_value_error_on_valid_input(c, length, d_model) -> None:
-    """ValueError is for the inputs K4 names only: a valid input must not raise it (other failures of
-    the call are the other clauses' business)."""
-    shown = f"positional_encoding({length}, {d_model})"
-    try:
-        c.call("positional_encoding", length, d_model)
-    except Exception as exc:  # noqa: BLE001 (CheckFailed of the checker that runs this property)
-        outcome = getattr(exc, "outcome", None)
-        if outcome is not None and getattr(outcome, "error", "") == "ValueError":
-            c.fail(
-                f"`positional_encoding` melempar ValueError untuk input yang sah {shown}; ValueError hanya "
-                "untuk input yang disebut ketentuan ini.",
-                input=shown,
-            )
