@@ -162,7 +162,9 @@ def offset_result_kind(g: Grader) -> None:
         g.expect("offset_similarity", offset, d_model, atol=1e-6)
 
 
-@check("offset_similarity", "base", clause="K4", title="base diberikan, sebagai argumen posisi atau kata kunci")
+@check(
+    "offset_similarity", "base", clause="K4", title="base diberikan, sebagai argumen posisi atau kata kunci"
+)
 def offset_base(g: Grader) -> None:
     g.expect("offset_similarity", 11, 12, 250.0, atol=1e-6)
     g.expect("offset_similarity", -1.5, 4, base=20.0, atol=1e-6)

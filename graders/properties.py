@@ -137,9 +137,13 @@ def attention_permutation_equivariant(c, x, perm) -> None:
     """Without positions, permuting the tokens permutes the output: self_attention(x[perm]) = self_attention(x)[perm]."""
     perm = np.asarray(perm, dtype=np.int64)
     shown = f"self_attention(x) dan self_attention(x[perm]) untuk x {tuple(x.shape)}, perm = {perm.tolist()}"
-    out = c.array(c.call("self_attention", x), x.shape, f"keluaran `self_attention(x)` untuk x {tuple(x.shape)}")
+    out = c.array(
+        c.call("self_attention", x), x.shape, f"keluaran `self_attention(x)` untuk x {tuple(x.shape)}"
+    )
     out_perm = c.array(
-        c.call("self_attention", x[perm]), x.shape, f"keluaran `self_attention(x[perm])` untuk x {tuple(x.shape)}"
+        c.call("self_attention", x[perm]),
+        x.shape,
+        f"keluaran `self_attention(x[perm])` untuk x {tuple(x.shape)}",
     )
     c.close(
         out_perm,
