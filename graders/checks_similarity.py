@@ -32,15 +32,28 @@ def _different_norms(pe) -> bool:
     return not np.allclose(n2, n2[0], rtol=1e-6, atol=0.0)
 
 
-def _one_norm(pe) -> dict:
-    """The nearest table whose rows all have one norm: every row lengthened by a component of its
-    own (one new column per row, orthogonal to everything else) up to the norm sqrt(2) times the
-    largest. The dot products of different rows, and so the signs of the cosine similarities, stay
-    as they were. (Scaling the rows would keep the cosine similarity, but a function that forgets
-    to divide by the norms would give other values on such a twin: one mistake would look like two.)"""
+def _cosines(pe: np.ndarray, pos: int) -> np.ndarray:
+    norms = np.sqrt(_squared_norms(pe))
+    return pe @ pe[pos] / (norms * norms[pos])
+
+
+def _one_norm(pe, pos) -> dict:
+    """The nearest table whose rows all have one norm (sqrt(2) times the largest): every row
+    lengthened by a component of its own, one new column per row, orthogonal to everything else.
+    The dot products of different rows, and so the signs of the cosine similarities, stay as they
+    were. When every other row is orthogonal to ``pe[pos]`` that would leave the result unchanged,
+    so part of the added length is then one column shared by all rows.
+
+    (Scaling the rows would keep the cosine similarity, but a function that forgets to divide by
+    the norms would give other values on such a twin: one mistake would look like two.)"""
     pe = np.asarray(pe, dtype=np.float64)
     n2 = _squared_norms(pe)
-    return {"pe": np.hstack([pe, np.diag(np.sqrt(2.0 * n2.max() - n2))])}
+    top = n2.max()
+    twin = np.hstack([pe, np.diag(np.sqrt(2.0 * top - n2))])
+    if np.max(np.abs(_cosines(twin, pos) - _cosines(pe, pos))) < 1e-3:
+        shared = np.full((len(pe), 1), np.sqrt(0.5 * top))
+        twin = np.hstack([pe, np.diag(np.sqrt(1.5 * top - n2)), shared])
+    return {"pe": twin}
 
 
 POSITION_SIMILARITY = graded(
@@ -56,7 +69,7 @@ POSITION_SIMILARITY = graded(
         "K2",
         "baris berbeda panjang",
         lambda pe, pos: _different_norms(pe),
-        twin=lambda pe, pos: _one_norm(pe),
+        twin=lambda pe, pos: _one_norm(pe, pos),
     ),
 )
 
@@ -73,7 +86,7 @@ def similarity_cases(g: Grader) -> None:
     title="Tabel acak (float atau int, baris sama atau berbeda panjang) dan pos acak, dibandingkan dengan referensi",
 )
 def similarity_random(g: Grader) -> None:
-    g.for_all(s.similarity_inputs, 20, lambda ex: g.expect("position_similarity", *ex))
+    g.for_all(s.similarity_inputs, 16, lambda ex: g.expect("position_similarity", *ex))
 
 
 @check(
@@ -98,7 +111,7 @@ def similarity_sinusoidal(g: Grader) -> None:
     ),
 )
 def similarity_properties(g: Grader) -> None:
-    g.for_all(s.equal_norm_inputs, 12, lambda ex: p.similarity_self_and_symmetric(g, *ex))
+    g.for_all(s.equal_norm_inputs, 10, lambda ex: p.similarity_self_and_symmetric(g, *ex))
 
 
 # -- offset_similarity (2 points) -------------------------------------------------------------
@@ -146,7 +159,7 @@ def offset_cases(g: Grader) -> None:
 def offset_random(g: Grader) -> None:
     g.for_all(
         s.offset_inputs,
-        25,
+        18,
         lambda ex: g.expect("offset_similarity", ex[0], ex[1], atol=1e-6, **s.base_kwargs(ex[2])),
     )
 
@@ -158,7 +171,7 @@ def offset_random(g: Grader) -> None:
     title="Offset skalar menghasilkan float Python, offset array menghasilkan np.ndarray",
 )
 def offset_result_kind(g: Grader) -> None:
-    for offset, d_model in [(5, 8), (-2.5, 8), (np.array([[1, -2], [3, 40]]), 6), (np.array([9]), 4)]:
+    for offset, d_model in [(-2.5, 8), (np.array([[1, -2], [3, 40]]), 6)]:
         g.expect("offset_similarity", offset, d_model, atol=1e-6)
 
 
@@ -166,9 +179,7 @@ def offset_result_kind(g: Grader) -> None:
     "offset_similarity", "base", clause="K4", title="base diberikan, sebagai argumen posisi atau kata kunci"
 )
 def offset_base(g: Grader) -> None:
-    g.expect("offset_similarity", 11, 12, 250.0, atol=1e-6)
     g.expect("offset_similarity", -1.5, 4, base=20.0, atol=1e-6)
-    g.expect("offset_similarity", np.array([1, 5, -30]), 10, base=1e5, atol=1e-6)
     # the Gram matrix of a PE table with base 100: offsets p - q
     positions = np.arange(12)
     g.expect("offset_similarity", positions[:, None] - positions[None, :], 10, 100.0, atol=1e-6)
@@ -182,9 +193,7 @@ def offset_base(g: Grader) -> None:
     public=(p.offset_equals_pe_dot, [(_pe_table(20, 8), [1, 3, -2])]),
 )
 def offset_matches_dot(g: Grader) -> None:
-    for length, d_model in [(120, 16), (60, 10)]:
-        pe = g.ref("positional_encoding", length, d_model)
-        p.offset_equals_pe_dot(g, pe, [1, 5, -7, length // 2 - 1])
+    p.offset_equals_pe_dot(g, g.ref("positional_encoding", 120, 16), [5, -7, 59])
 
 
 @check(
@@ -195,12 +204,7 @@ def offset_matches_dot(g: Grader) -> None:
     public=(p.offset_array_elementwise, [(np.array([[2, -1, 0], [5, 3, -4]]), 6)]),
 )
 def offset_elementwise(g: Grader) -> None:
-    for offset, d_model in [
-        (np.arange(-6, 6).reshape(3, 4), 16),
-        (np.array([[[7], [-3]], [[0], [25]]]), 10),
-        (np.array([4, -9, 13]), 8),
-    ]:
-        p.offset_array_elementwise(g, offset, d_model)
+    p.offset_array_elementwise(g, np.array([[[7], [-3]], [[0], [25]]]), 10)
 
 
 # -- self_attention (3 points) ----------------------------------------------------------------
@@ -226,7 +230,7 @@ def attention_cases(g: Grader) -> None:
 
 @check("self_attention", "acak", clause="K1", title="x acak (T, d) dibandingkan dengan solusi referensi")
 def attention_random(g: Grader) -> None:
-    g.for_all(s.attention_inputs, 20, lambda x: g.expect("self_attention", x))
+    g.for_all(s.attention_inputs, 16, lambda x: g.expect("self_attention", x))
 
 
 @check(
@@ -250,13 +254,12 @@ def attention_large(g: Grader) -> None:
     ),
 )
 def attention_permutation(g: Grader) -> None:
-    g.for_all(s.attention_permutation_inputs, 12, lambda ex: p.attention_permutation_equivariant(g, *ex))
+    g.for_all(s.attention_permutation_inputs, 10, lambda ex: p.attention_permutation_equivariant(g, *ex))
 
 
 @check("self_attention", "tepi", clause="K1", title="Kasus tepi: satu token (T = 1), d = 1 dan input nol")
 def attention_edges(g: Grader) -> None:
     for x in (
-        np.array([[7.0]]),
         np.array([[4.0, -2.5, 1.0, 3.0]]),
         np.array([[1.5], [-0.5], [2.0], [0.25]]),
         np.zeros((2, 5)),

@@ -271,14 +271,18 @@ def _nonzero_int(low: int, high: int):
 
 @st.composite
 def offset_inputs(draw):
-    """(offset, d_model, base): offset a non-zero Python int or float (|offset| >= 1, either sign) or
-    an int array of 1, 2 or 3 dimensions with a non-zero element; base the default or another
-    (with d_model >= 4 then: for d_model = 2 the only frequency is 1 whatever the base)."""
-    kind = draw(st.sampled_from(["int", "float", "1d", "2d", "3d"]))
+    """(offset, d_model, base): offset a non-zero Python int, a float that is not a whole number
+    (|offset| >= 1, either sign), or an int array of 1, 2 or 3 dimensions with a non-zero element;
+    base the default or another (with d_model >= 4 then: for d_model = 2 the only frequency is 1
+    whatever the base)."""
+    # in this order, every kind is among the first examples drawn
+    kind = draw(st.sampled_from(["3d", "int", "2d", "float", "1d"]))
     if kind == "int":
         offset = draw(_nonzero_int(1, 60))
     elif kind == "float":
-        offset = draw(st.floats(1.0, 40.0, width=64)) * draw(st.sampled_from([-1.0, 1.0]))
+        magnitude = draw(st.floats(1.0, 40.0, width=64))
+        magnitude += 0.5 if magnitude.is_integer() else 0.0  # a float offset that is not an int one
+        offset = magnitude * draw(st.sampled_from([-1.0, 1.0]))
     else:
         ndim = int(kind[0])
         shape = tuple(draw(st.integers(1, 4 if ndim < 3 else 3)) for _ in range(ndim))
