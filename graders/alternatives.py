@@ -649,3 +649,98 @@ FLAWED_SINUSOIDAL = [
     ("positional_encoding", pe_transposed, {"K1"}),
     ("positional_encoding", pe_rows_as_lists, {"K3"}),
 ]
+
+
+# -- 04_similarity: one realistic slip each, exactly the clauses in the set are charged --------------
+def sim_divides_by_reference_norm_squared(pe, pos):
+    """Divides by ``‖pe[pos]‖²`` only: right when every row has the reference row's norm (a PE table)."""
+    pe = np.asarray(pe, dtype=float)
+    return pe @ pe[pos] / np.dot(pe[pos], pe[pos])
+
+
+def sim_normalises_in_place(pe, pos):
+    """Normalises a copy of the table in place: ``/=`` cannot write floats into an int table."""
+    pe = np.array(pe)
+    pe /= np.linalg.norm(pe, axis=1, keepdims=True)
+    return pe @ pe[pos]
+
+
+def offset_outer_flattens(offset, d_model, base=10000.0):
+    """``np.outer`` flattens its arguments: a 2-D offset comes back as one long 1-D array."""
+    omega = base ** (-np.arange(0, d_model, 2) / d_model)
+    result = np.cos(np.outer(np.asarray(offset, dtype=float), omega)).sum(axis=1)
+    return float(result[0]) if np.ndim(offset) == 0 else result
+
+
+def offset_loop_over_first_axis(offset, d_model, base=10000.0):
+    """Loops over ``offset`` for arrays: each element of a 2-D array is a whole row."""
+    omega = base ** (-np.arange(0, d_model, 2) / d_model)
+    if np.ndim(offset) == 0:
+        return float(np.cos(offset * omega).sum())
+    return np.array([np.cos(o * omega).sum() for o in offset])
+
+
+def offset_vectorized(offset, d_model, base=10000.0):
+    """``np.vectorize`` of the scalar formula: a scalar offset comes back as a 0-d array, not a float."""
+    omega = base ** (-np.arange(0, d_model, 2) / d_model)
+    return np.vectorize(lambda o: np.cos(o * omega).sum())(offset)
+
+
+def offset_base_ignored(offset, d_model, base=10000.0):
+    """Writes the default 10000 into the frequencies instead of ``base``."""
+    omega = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
+    result = np.cos(np.asarray(offset, dtype=float)[..., None] * omega).sum(axis=-1)
+    return float(result) if np.ndim(offset) == 0 else result
+
+
+def offset_float_truncated(offset, d_model, base=10000.0):
+    """Takes an offset for a whole number of positions: ``int(offset)`` truncates a float offset."""
+    omega = base ** (-np.arange(0, d_model, 2) / d_model)
+    if np.ndim(offset) == 0:
+        return float(np.cos(int(offset) * omega).sum())
+    return np.cos(np.asarray(offset)[..., None] * omega).sum(axis=-1)
+
+
+def offset_frequency_per_column(offset, d_model, base=10000.0):
+    """``omega_i = base ** (-i / d_model)``: the exponent without the factor 2."""
+    omega = base ** (-np.arange(d_model // 2) / d_model)
+    result = np.cos(np.asarray(offset, dtype=float)[..., None] * omega).sum(axis=-1)
+    return float(result) if np.ndim(offset) == 0 else result
+
+
+def attention_unstable_softmax(x):
+    """``np.exp`` of the raw scores: a row's sum of exps overflows to inf for scores near 709."""
+    x = np.asarray(x, dtype=float)
+    weights = np.exp(x @ x.T / np.sqrt(x.shape[1]))
+    return weights / weights.sum(axis=1, keepdims=True) @ x
+
+
+def attention_max_without_keepdims(x):
+    """``scores.max(axis=1)`` without ``keepdims``: broadcasting subtracts the maxima column by column."""
+    x = np.asarray(x, dtype=float)
+    scores = x @ x.T / np.sqrt(x.shape[1])
+    weights = np.exp(scores - scores.max(axis=1))
+    return weights / weights.sum(axis=1, keepdims=True) @ x
+
+
+def attention_scaled_by_length(x):
+    """Divides the scores by √T (``x.shape[0]``) instead of √d."""
+    x = np.asarray(x, dtype=float)
+    scores = x @ x.T / np.sqrt(x.shape[0])
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return weights / weights.sum(axis=1, keepdims=True) @ x
+
+
+FLAWED_SIMILARITY = [
+    ("position_similarity", sim_divides_by_reference_norm_squared, {"K2"}),
+    ("position_similarity", sim_normalises_in_place, {"K2"}),
+    ("offset_similarity", offset_outer_flattens, {"K3"}),
+    ("offset_similarity", offset_loop_over_first_axis, {"K3"}),
+    ("offset_similarity", offset_vectorized, {"K2"}),
+    ("offset_similarity", offset_base_ignored, {"K4"}),
+    ("offset_similarity", offset_float_truncated, {"K1"}),
+    ("offset_similarity", offset_frequency_per_column, {"K1"}),
+    ("self_attention", attention_unstable_softmax, {"K2"}),
+    ("self_attention", attention_max_without_keepdims, {"K1"}),
+    ("self_attention", attention_scaled_by_length, {"K1"}),
+]

@@ -4,180 +4,185 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.checks import CheckFailed, Grader, as_array, assert_close, brief, check
+from pe_course.checks import Grader, InputClass, check, graded
 
+from . import properties as p
 from . import strategies as s
-from .cases import cases
+from .cases import run_cases
 
 NOTEBOOK = "04_similarity"
 
 
+def _pe_table(length: int, d_model: int) -> np.ndarray:
+    """A sinusoidal PE table (base 10000), as data for the public properties."""
+    angles = np.arange(length)[:, None] * 10000.0 ** (-np.arange(0, d_model, 2) / d_model)[None, :]
+    table = np.empty((length, d_model))
+    table[:, 0::2], table[:, 1::2] = np.sin(angles), np.cos(angles)
+    return table
+
+
 # -- position_similarity (2 points) -----------------------------------------------------------
-@check(
+def _squared_norms(pe) -> np.ndarray:
+    pe = np.asarray(pe, dtype=np.float64)
+    return np.sum(pe * pe, axis=1)
+
+
+def _different_norms(pe) -> bool:
+    n2 = _squared_norms(pe)
+    return not np.allclose(n2, n2[0], rtol=1e-6, atol=0.0)
+
+
+def _cosines(pe: np.ndarray, pos: int) -> np.ndarray:
+    norms = np.sqrt(_squared_norms(pe))
+    return pe @ pe[pos] / (norms * norms[pos])
+
+
+def _one_norm(pe, pos) -> dict:
+    """The nearest table whose rows all have one norm (sqrt(2) times the largest): every row
+    lengthened by a component of its own, one new column per row, orthogonal to everything else.
+    The dot products of different rows, and so the signs of the cosine similarities, stay as they
+    were. When every other row is orthogonal to ``pe[pos]`` that would leave the result unchanged,
+    so part of the added length is then one column shared by all rows.
+
+    (Scaling the rows would keep the cosine similarity, but a function that forgets to divide by
+    the norms would give other values on such a twin: one mistake would look like two.)"""
+    pe = np.asarray(pe, dtype=np.float64)
+    n2 = _squared_norms(pe)
+    top = n2.max()
+    twin = np.hstack([pe, np.diag(np.sqrt(2.0 * top - n2))])
+    if np.max(np.abs(_cosines(twin, pos) - _cosines(pe, pos))) < 1e-3:
+        shared = np.full((len(pe), 1), np.sqrt(0.5 * top))
+        twin = np.hstack([pe, np.diag(np.sqrt(1.5 * top - n2)), shared])
+    return {"pe": twin}
+
+
+POSITION_SIMILARITY = graded(
     "position_similarity",
-    "contoh-bab",
-    clause="K1",
-    title="Contoh dari bab: pe = [[1, 0], [0, 1], [1, 1]] dengan pos = 0 dan pos = 2, baris diskalakan",
+    InputClass(
+        "K2",
+        "tabel berisi bilangan bulat",
+        lambda pe, pos: np.asarray(pe).dtype.kind in "iu",
+        twin=lambda pe, pos: {"pe": np.asarray(pe, dtype=np.float64)},
+        same_expected=True,
+    ),
+    InputClass(
+        "K2",
+        "baris berbeda panjang",
+        lambda pe, pos: _different_norms(pe),
+        twin=lambda pe, pos: _one_norm(pe, pos),
+    ),
 )
-def similarity_chapter(g: Grader) -> None:
-    for case in cases("position_similarity"):
-        g.expect("position_similarity", *case.args)
+
+
+@check("position_similarity", "kasus", clause="K1", title="Contoh dari bab dan kasus untuk setiap ketentuan")
+def similarity_cases(g: Grader) -> None:
+    run_cases(g, "position_similarity")
 
 
 @check(
     "position_similarity",
     "acak",
     clause="K2",
-    title="Tabel apa pun (bukan hanya PE) dan pos acak dibandingkan dengan solusi referensi",
+    title="Tabel acak (float atau int, baris sama atau berbeda panjang) dan pos acak, dibandingkan dengan referensi",
 )
 def similarity_random(g: Grader) -> None:
-    g.for_all(s.similarity_inputs, 20, lambda ex: g.expect("position_similarity", *ex))
-
-
-@check(
-    "position_similarity",
-    "diri-sendiri-dan-rentang",
-    clause="K1",
-    title="sim[pos] = 1, semua nilai di [-1, 1], dan sim(p, q) = sim(q, p)",
-)
-def similarity_properties(g: Grader) -> None:
-    def body(example) -> None:
-        pe, pos = example
-        length = pe.shape[0]
-        shown = f"position_similarity({brief(pe)}, {pos})"
-        sim = as_array(g.call("position_similarity", pe, pos), (length,), f"keluaran `{shown}`")
-        assert_close(
-            sim[pos], 1.0, f"elemen ke-{pos} (kemiripan posisi dengan dirinya sendiri)", inputs=shown
-        )
-        if np.any(sim > 1 + 1e-9) or np.any(sim < -1 - 1e-9):
-            raise CheckFailed(
-                f"Ada nilai keluaran {shown} di luar [-1, 1]: bagi perkalian titik dengan norma "
-                "baris acuan dan norma setiap baris.",
-                input=shown,
-            )
-        other = (pos + 1) % length
-        sim_other = as_array(
-            g.call("position_similarity", pe, other),
-            (length,),
-            f"keluaran `position_similarity` untuk pos = {other}",
-        )
-        assert_close(
-            sim_other[pos],
-            float(sim[other]),
-            f"sim({other}, {pos}) (harus sama dengan sim({pos}, {other}))",
-            inputs=shown,
-        )
-
-    g.for_all(s.similarity_inputs, 15, body)
+    g.for_all(s.similarity_inputs, 16, lambda ex: g.expect("position_similarity", *ex))
 
 
 @check(
     "position_similarity",
     "tabel-pe-sinusoidal",
     clause="K1",
-    title="Untuk tabel PE sinusoidal: sim(p, j) = Σ_i cos(omega_i (j - p)) / (d_model / 2)",
+    title="Tabel PE sinusoidal (semua baris sama panjang) dengan beberapa pos",
 )
 def similarity_sinusoidal(g: Grader) -> None:
     for length, d_model, base, pos in [(50, 32, 10000.0, 10), (30, 12, 100.0, 7), (20, 6, 10000.0, 19)]:
-        pe = g.ref("positional_encoding", length, d_model, base)
-        what = f"position_similarity(PE, {pos}) untuk tabel PE ({length}, {d_model}), base = {base:g}"
-        sim = as_array(g.call("position_similarity", pe, pos), (length,), f"keluaran `{what}`")
-        expected = g.ref("offset_similarity", np.arange(length) - pos, d_model, base) / (d_model / 2)
-        assert_close(sim, expected, "keluaran", atol=1e-7, inputs=what)
-
-
-# -- offset_similarity (2 points) -------------------------------------------------------------
-def _is_array_offset(offset) -> bool:
-    return np.ndim(offset) > 0
+        g.expect("position_similarity", g.ref("positional_encoding", length, d_model, base), pos)
 
 
 @check(
-    "offset_similarity",
-    "contoh-bab",
+    "position_similarity",
+    "diri-sendiri-dan-simetri",
     clause="K1",
-    title="Contoh dari bab: offset 0 (d_model = 8), offset 1 (d_model = 2), base = 100, offset array",
+    title="sim[pos] = 1, semua nilai di [-1, 1], dan sim(p, q) = sim(q, p)",
+    public=(
+        p.similarity_self_and_symmetric,
+        [(np.array([[3.0, 4.0], [4.0, 3.0], [5.0, 0.0], [0.0, -5.0]]), 1), (_pe_table(8, 6), 3)],
+    ),
 )
-def offset_chapter(g: Grader) -> None:
-    chapter = cases("offset_similarity")
-    for case in [c for c in chapter if _is_array_offset(c.args[0])]:
-        g.expect("offset_similarity", *case.args, atol=1e-6)
-    for case in [c for c in chapter if not _is_array_offset(c.args[0])]:
-        g.expect("offset_similarity", *case.args, atol=1e-6)
+def similarity_properties(g: Grader) -> None:
+    g.for_all(s.equal_norm_inputs, 10, lambda ex: p.similarity_self_and_symmetric(g, *ex))
+
+
+# -- offset_similarity (2 points) -------------------------------------------------------------
+def _largest_element(offset) -> dict:
+    """The scalar twin of a 1-D offset: its element of largest magnitude, as a Python int."""
+    flat = np.asarray(offset).ravel()
+    return {"offset": int(flat[np.argmax(np.abs(flat))])}
+
+
+OFFSET_SIMILARITY = graded(
+    "offset_similarity",
+    InputClass(
+        "K4",
+        "base diberikan",
+        lambda offset, d_model, base: base != 10000.0,
+        twin=lambda offset, d_model, base: {"base": 10000.0},
+    ),
+    InputClass(
+        "K3",
+        "offset array 2-D atau lebih",
+        lambda offset, d_model, base: np.ndim(offset) >= 2,
+        twin=lambda offset, d_model, base: {"offset": np.asarray(offset).ravel()},
+    ),
+    InputClass(
+        "K3",
+        "offset array 1-D",
+        lambda offset, d_model, base: np.ndim(offset) == 1,
+        twin=lambda offset, d_model, base: _largest_element(offset),
+    ),
+    form="K2",
+)
+
+
+@check("offset_similarity", "kasus", clause="K1", title="Contoh dari bab dan kasus untuk setiap ketentuan")
+def offset_cases(g: Grader) -> None:
+    run_cases(g, "offset_similarity")
 
 
 @check(
     "offset_similarity",
     "acak",
-    clause="K1",
-    title="Offset skalar, array 1-D dan 2-D, d_model dan base acak dibandingkan dengan referensi",
+    clause="K3",
+    title="Offset skalar (int atau float) dan array 1-D, 2-D, 3-D, d_model dan base acak, dibandingkan dengan referensi",
 )
 def offset_random(g: Grader) -> None:
     g.for_all(
         s.offset_inputs,
-        20,
+        18,
         lambda ex: g.expect("offset_similarity", ex[0], ex[1], atol=1e-6, **s.base_kwargs(ex[2])),
     )
 
 
 @check(
     "offset_similarity",
-    "bentuk-array",
-    clause="K3",
-    title="Offset array (1-D, 2-D) menghasilkan array berbentuk sama; f(-k) = f(k)",
+    "jenis-hasil",
+    clause="K2",
+    title="Offset skalar menghasilkan float Python, offset array menghasilkan np.ndarray",
 )
-def offset_shapes(g: Grader) -> None:
-    offsets = np.arange(-6, 6).reshape(3, 4)
-    shown = "offset_similarity(np.arange(-6, 6).reshape(3, 4), 16, base=500.0)"
-    table = as_array(g.call("offset_similarity", offsets, 16, base=500.0), (3, 4), f"keluaran `{shown}`")
-    singles = as_array(
-        g.call("offset_similarity", offsets.ravel(), 16, base=500.0),
-        (12,),
-        "keluaran `offset_similarity` untuk offset yang sama sebagai array 1-D (12,)",
-    )
-    assert_close(
-        table.ravel(),
-        singles,
-        "keluaran dibanding offset yang sama sebagai array 1-D",
-        atol=1e-6,
-        inputs=shown,
-    )
-    ks = np.arange(0, 40, 3)
-    shown = "offset_similarity(np.arange(0, 40, 3), 16) dan offset_similarity(-np.arange(0, 40, 3), 16)"
-    forward = as_array(g.call("offset_similarity", ks, 16), ks.shape, "keluaran `offset_similarity(k, 16)`")
-    backward = g.call("offset_similarity", -ks, 16)
-    assert_close(
-        backward,
-        forward,
-        "offset_similarity(-k, 16) (harus sama dengan offset_similarity(k, 16))",
-        atol=1e-6,
-        inputs=shown,
-    )
+def offset_result_kind(g: Grader) -> None:
+    for offset, d_model in [(-2.5, 8), (np.array([[1, -2], [3, 40]]), 6)]:
+        g.expect("offset_similarity", offset, d_model, atol=1e-6)
 
 
 @check(
-    "offset_similarity",
-    "skalar-float",
-    clause="K2",
-    title="Offset skalar (int atau float, boleh negatif) menghasilkan float Python",
+    "offset_similarity", "base", clause="K4", title="base diberikan, sebagai argumen posisi atau kata kunci"
 )
-def offset_scalar(g: Grader) -> None:
-    for offset in (0, 5, -2.5):
-        shown = f"offset_similarity({offset!r}, 8)"
-        value = g.call("offset_similarity", offset, 8)
-        if not isinstance(value, float):
-            kind = (
-                f"np.ndarray berbentuk {value.shape}"
-                if isinstance(value, np.ndarray)
-                else type(value).__name__
-            )
-            raise CheckFailed(
-                f"`{shown}`: offset skalar harus menghasilkan float Python, "
-                f"tetapi didapat {kind}. Ubah hasil berdimensi 0 dengan float(...).",
-                input=shown,
-                expected="float",
-                obtained=kind,
-            )
-        assert_close(value, g.ref("offset_similarity", offset, 8), "keluaran", atol=1e-6, inputs=shown)
+def offset_base(g: Grader) -> None:
+    g.expect("offset_similarity", -1.5, 4, base=20.0, atol=1e-6)
+    # the Gram matrix of a PE table with base 100: offsets p - q
+    positions = np.arange(12)
+    g.expect("offset_similarity", positions[:, None] - positions[None, :], 10, 100.0, atol=1e-6)
 
 
 @check(
@@ -185,87 +190,57 @@ def offset_scalar(g: Grader) -> None:
     "titik-pe",
     clause="K1",
     title="Sama dengan PE(p)·PE(p + k) dari tabel PE sinusoidal, untuk p berapa pun",
+    public=(p.offset_equals_pe_dot, [(_pe_table(20, 8), [1, 3, -2])]),
 )
 def offset_matches_dot(g: Grader) -> None:
-    tables = [(120, 16, 10000.0), (60, 10, 100.0)]
-    for length, d_model, base in tables:
-        pe = g.ref("positional_encoding", length, d_model, base)
-        p = np.arange(length)
-        shown = f"offset_similarity(p - q untuk p, q < {length}, {d_model}, base={base:g})"
-        gram = as_array(
-            g.call("offset_similarity", p[:, None] - p[None, :], d_model, **s.base_kwargs(base)),
-            (length, length),
-            f"keluaran `{shown}`",
-        )
-        assert_close(gram, pe @ pe.T, "keluaran dibanding matriks Gram PE(p)·PE(q)", atol=1e-6, inputs=shown)
-    for length, d_model, base in tables:
-        pe = g.ref("positional_encoding", length, d_model, base)
-        for k in (1, 5, 7, length // 2 - 1):
-            shown = f"offset_similarity({k}, {d_model}, base={base:g})"
-            value = g.call("offset_similarity", k, d_model, **s.base_kwargs(base))
-            for p in (0, 7, length - 1 - k):
-                assert_close(
-                    value,
-                    float(pe[p] @ pe[p + k]),
-                    f"keluaran dibanding PE({p})·PE({p + k})",
-                    atol=1e-6,
-                    inputs=shown,
-                )
+    p.offset_equals_pe_dot(g, g.ref("positional_encoding", 120, 16), [5, -7, 59])
+
+
+@check(
+    "offset_similarity",
+    "per-elemen",
+    clause="K3",
+    title="Offset array: hasil berbentuk sama, setiap elemen sama dengan hasil untuk offset skalar itu",
+    public=(p.offset_array_elementwise, [(np.array([[2, -1, 0], [5, 3, -4]]), 6)]),
+)
+def offset_elementwise(g: Grader) -> None:
+    p.offset_array_elementwise(g, np.array([[[7], [-3]], [[0], [25]]]), 10)
 
 
 # -- self_attention (3 points) ----------------------------------------------------------------
-def _near_overflow_inputs() -> list[np.ndarray]:
-    """Scores just below log(max float): exp of each is finite, but a row's sum of exps overflows."""
-    c = np.sqrt(709.5 / np.sqrt(2.0))
-    return [np.array([[c, c], [c, 0.999 * c], [0.998 * c, c]]), np.array([[c, c], [c, c]])]
+ORDINARY_SCORE = 100.0  # the largest score of an ordinary input (K1); larger scores are K2's
+TWIN_SCORE = 10.0  # the largest score of a large input's twin: the same x, scaled down
 
 
-@check(
+SELF_ATTENTION = graded(
     "self_attention",
-    "contoh-bab",
-    clause="K1",
-    title="Contoh dari bab: x = [[1, 0], [0, 1]] dan x berbentuk (4, 3)",
+    InputClass(
+        "K2",
+        "skor besar (di atas 100)",
+        lambda x: s.attention_max_score(x) > ORDINARY_SCORE,
+        twin=lambda x: {"x": np.asarray(x) * np.sqrt(TWIN_SCORE / s.attention_max_score(x))},
+    ),
 )
-def attention_chapter(g: Grader) -> None:
-    for case in cases("self_attention"):
-        g.expect("self_attention", *case.args)
 
 
-@check(
-    "self_attention",
-    "acak",
-    clause="K1",
-    title="x acak (T, d) dibandingkan dengan solusi referensi",
-)
+@check("self_attention", "kasus", clause="K1", title="Contoh dari bab dan kasus untuk setiap ketentuan")
+def attention_cases(g: Grader) -> None:
+    run_cases(g, "self_attention")
+
+
+@check("self_attention", "acak", clause="K1", title="x acak (T, d) dibandingkan dengan solusi referensi")
 def attention_random(g: Grader) -> None:
-    g.for_all(s.attention_inputs, 20, lambda x: g.expect("self_attention", x))
+    g.for_all(s.attention_inputs, 16, lambda x: g.expect("self_attention", x))
 
 
 @check(
     "self_attention",
-    "softmax-stabil",
+    "skor-besar",
     clause="K2",
-    title="Softmax stabil: skor sekitar 709 dan x * 1000 tanpa NaN atau tak hingga",
+    title="Skor besar (150 sampai 700, dan sekitar 709 dengan jumlah exp satu baris tak hingga)",
 )
-def attention_stable(g: Grader) -> None:
-    # First the scores whose exp is still finite but whose row sums overflow: an unstable softmax
-    # returns finite but wrong rows here, so the mistake is caught (and diagnosed) before x * 1000.
-    for x in _near_overflow_inputs():
-        g.expect(
-            "self_attention",
-            x,
-            what="keluaran `self_attention` untuk skor sekitar 709 (exp hampir overflow; "
-            "kurangi maksimum tiap baris sebelum np.exp)",
-        )
-    x3 = np.array([[1.0, 2.0, 0.0], [0.5, -1.0, 1.0], [0.0, 0.0, 2.0], [1.0, 1.0, 1.0]])
-    g.expect("self_attention", x3 * 1000, what="keluaran `self_attention` untuk x * 1000")
-    g.for_all(
-        s.attention_inputs,
-        5,
-        lambda x: g.expect(
-            "self_attention", x * 1000, what="keluaran `self_attention` untuk input acak dikali 1000"
-        ),
-    )
+def attention_large(g: Grader) -> None:
+    g.for_all(s.large_attention_inputs, 8, lambda x: g.expect("self_attention", x))
 
 
 @check(
@@ -273,36 +248,20 @@ def attention_stable(g: Grader) -> None:
     "ekuivarian-permutasi",
     clause="K1",
     title="Tanpa posisi: self_attention(x[perm]) = self_attention(x)[perm]",
+    public=(
+        p.attention_permutation_equivariant,
+        [(np.array([[1.0, 2.0, 0.0], [0.5, -1.0, 1.0], [0.0, 0.0, 2.0], [1.0, 1.0, 1.0]]), [2, 0, 3, 1])],
+    ),
 )
 def attention_permutation(g: Grader) -> None:
-    def body(example) -> None:
-        x, perm = example
-        shown = f"self_attention(x) dan self_attention(x[perm]) untuk x = {brief(x)}, perm = {perm.tolist()}"
-        out = as_array(
-            g.call("self_attention", x), x.shape, f"keluaran `self_attention(x)` untuk x {x.shape}"
-        )
-        out_perm = as_array(
-            g.call("self_attention", x[perm]),
-            x.shape,
-            f"keluaran `self_attention(x[perm])` untuk x {x.shape}",
-        )
-        assert_close(
-            out_perm,
-            out[perm],
-            "self_attention(x[perm]) (harus sama dengan self_attention(x)[perm]: "
-            "tanpa informasi posisi, mengacak token hanya mengacak keluarannya)",
-            inputs=shown,
-        )
-
-    g.for_all(s.attention_permutation_inputs, 15, body)
+    g.for_all(s.attention_permutation_inputs, 10, lambda ex: p.attention_permutation_equivariant(g, *ex))
 
 
-@check("self_attention", "tepi", clause="K1", title="Kasus tepi: satu token (T = 1) dan input nol")
+@check("self_attention", "tepi", clause="K1", title="Kasus tepi: satu token (T = 1), d = 1 dan input nol")
 def attention_edges(g: Grader) -> None:
     for x in (
-        np.array([[0.3, -1.2, 2.0]]),
-        np.array([[7.0]]),
         np.array([[4.0, -2.5, 1.0, 3.0]]),
-        np.zeros((3, 4)),
+        np.array([[1.5], [-0.5], [2.0], [0.25]]),
+        np.zeros((2, 5)),
     ):
         g.expect("self_attention", x)

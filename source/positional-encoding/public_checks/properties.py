@@ -123,3 +123,89 @@ def pe_dot_depends_on_offset(c, length, d_model) -> None:
         atol=1e-6,
         inputs=shown,
     )
+
+
+# -- 04_similarity ---------------------------------------------------------------------------------
+def similarity_self_and_symmetric(c, pe, pos) -> None:
+    """sim[pos] = 1, every value in [-1, 1], and sim(p, q) = sim(q, p) for the next row q."""
+    length = pe.shape[0]
+    shown = f"position_similarity(pe {tuple(pe.shape)}, {pos})"
+    sim = c.array(c.call("position_similarity", pe, pos), (length,), f"keluaran `{shown}`")
+    c.close(sim[pos], 1.0, f"elemen ke-{pos} (kemiripan baris acuan dengan dirinya sendiri)", inputs=shown)
+    if np.any(np.abs(sim) > 1 + 1e-9):
+        c.fail(
+            f"Ada nilai keluaran `{shown}` di luar [-1, 1]: bagi perkalian titik dengan norma baris acuan "
+            "dan norma setiap baris.",
+            input=shown,
+        )
+    other = (pos + 1) % length
+    shown_other = f"position_similarity(pe {tuple(pe.shape)}, {other})"
+    sim_other = c.array(c.call("position_similarity", pe, other), (length,), f"keluaran `{shown_other}`")
+    c.close(
+        sim_other[pos],
+        float(sim[other]),
+        f"sim({other}, {pos}) dari `{shown_other}` (harus sama dengan sim({pos}, {other}))",
+        inputs=shown,
+    )
+
+
+def offset_equals_pe_dot(c, pe, offsets) -> None:
+    """offset_similarity(k, d_model) = PE(p)·PE(p + k) for every p (pe: a sinusoidal table, base 10000)."""
+    length, d_model = pe.shape
+    for k in offsets:
+        k = int(k)
+        shown = f"offset_similarity({k}, {d_model})"
+        value = c.call("offset_similarity", k, d_model)
+        starts = range(max(0, -k), min(length, length - k))
+        for p in sorted({starts[0], starts[len(starts) // 2], starts[-1]}):
+            c.close(
+                value,
+                float(pe[p] @ pe[p + k]),
+                f"keluaran dibanding PE({p})·PE({p + k}) dari tabel PE sinusoidal (base 10000)",
+                inputs=shown,
+            )
+
+
+def _one_number(value):
+    """A result that holds exactly one number, as a float (None otherwise)."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return float(arr.reshape(-1)[0]) if arr.size == 1 else None
+
+
+def offset_array_elementwise(c, offset, d_model) -> None:
+    """An array offset gives an array of its shape, element by element offset_similarity of that element."""
+    shown = f"offset_similarity(np.array({offset.tolist()}), {d_model})"
+    out = c.array(c.call("offset_similarity", offset, d_model), offset.shape, f"keluaran `{shown}`")
+    for index, o in np.ndenumerate(offset):
+        single = _one_number(c.call("offset_similarity", int(o), d_model))
+        if single is not None:  # a scalar offset's own result is judged by K1 and K2
+            c.close(
+                out[index],
+                single,
+                f"elemen {index} keluaran (harus sama dengan offset_similarity({int(o)}, {d_model}))",
+                inputs=shown,
+            )
+
+
+def attention_permutation_equivariant(c, x, perm) -> None:
+    """Without positions, permuting the tokens permutes the output: self_attention(x[perm]) = self_attention(x)[perm]."""
+    perm = np.asarray(perm, dtype=np.int64)
+    shown = f"self_attention(x) dan self_attention(x[perm]) untuk x {tuple(x.shape)}, perm = {perm.tolist()}"
+    out = c.array(
+        c.call("self_attention", x), x.shape, f"keluaran `self_attention(x)` untuk x {tuple(x.shape)}"
+    )
+    out_perm = c.array(
+        c.call("self_attention", x[perm]),
+        x.shape,
+        f"keluaran `self_attention(x[perm])` untuk x {tuple(x.shape)}",
+    )
+    c.close(
+        out_perm,
+        out[perm],
+        "self_attention(x[perm]) (harus sama dengan self_attention(x)[perm]: tanpa informasi posisi, "
+        "mengacak token hanya mengacak keluarannya)",
+        inputs=shown,
+    )
