@@ -715,6 +715,15 @@ def attention_unstable_softmax(x):
     return weights / weights.sum(axis=1, keepdims=True) @ x
 
 
+def attention_global_max(x):
+    """Subtracts one maximum for the whole score matrix: a row whose own maximum is far below it
+    (huge scores, ``x * 1000``) gets only zeros and 0 / 0."""
+    x = np.asarray(x, dtype=float)
+    scores = x @ x.T / np.sqrt(x.shape[1])
+    weights = np.exp(scores - scores.max())
+    return weights / weights.sum(axis=1, keepdims=True) @ x
+
+
 def attention_max_without_keepdims(x):
     """``scores.max(axis=1)`` without ``keepdims``: broadcasting subtracts the maxima column by column."""
     x = np.asarray(x, dtype=float)
@@ -741,6 +750,7 @@ FLAWED_SIMILARITY = [
     ("offset_similarity", offset_float_truncated, {"K1"}),
     ("offset_similarity", offset_frequency_per_column, {"K1"}),
     ("self_attention", attention_unstable_softmax, {"K2"}),
+    ("self_attention", attention_global_max, {"K2"}),
     ("self_attention", attention_max_without_keepdims, {"K1"}),
     ("self_attention", attention_scaled_by_length, {"K1"}),
 ]

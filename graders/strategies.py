@@ -341,16 +341,22 @@ def attention_max_score(x: np.ndarray) -> float:
 
 @st.composite
 def large_attention_inputs(draw):
-    """x (T, d) whose largest score x xᵀ/√d is above 100: between 150 and 700, or between 709.2 and
-    709.7 with a near copy of its largest row, so that one exp is finite but the row's sum is not.
+    """x (T, d) whose largest score x xᵀ/√d is above 100: between 150 and 700; between 709.2 and
+    709.7 with a near copy of its largest row, so that one exp is finite but the row's sum is not; or
+    huge (10^3 to 10^6, as ``x * 1000``), where rows' maxima differ by far more than 745 (subtracting
+    one maximum for the whole matrix leaves a row whose exps are all 0).
     At least two different rows: on the same x scaled down (the twin) the weights are not uniform,
     so a wrong formula shows there too, with other values."""
     x = draw(matrix(draw(st.integers(2, 6)), draw(st.integers(1, 6))))
     x = x + 0.37 * np.arange(x.shape[0])[:, None]  # no two rows alike (a constant matrix is a likely draw)
-    if draw(st.booleans()):
+    kind = draw(st.sampled_from(["edge", "large", "huge"]))
+    if kind == "edge":
         top = int(np.argmax(np.sum(x * x, axis=1)))
         x = np.vstack([x, x[top] * (1 - 1e-5)])
         target = draw(st.floats(709.2, 709.7, width=64))
+    elif kind == "huge":
+        x = np.vstack([x, x[:1] * 0.05])  # a row of small norm: its own maximum is far below the largest
+        target = draw(st.floats(1e3, 1e6, width=64))
     else:
         target = draw(st.floats(150.0, 700.0, width=64))
     return x * np.sqrt(target / attention_max_score(x))

@@ -53,7 +53,6 @@ from .public_checks import (
     assert_close,
     brief,
     call_outcome,
-    close_enough,
     evidence_for,
     judge,
     no_value,
@@ -659,7 +658,3 @@ def _shrink(
         )
     except (NoSuchExample, HypothesisException):
         return None
-
-
-def _close(a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-8) -> bool:
-    return close_enough(a, b, rtol, atol)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .checks import CallRecord, Misconception, _close, reference_outcome
+from .checks import CallRecord, Misconception, reference_outcome
+from .public_checks import same_values
 from .sandbox.client import Outcome
 
 
@@ -23,7 +24,7 @@ def same_outcome(a: Outcome, b: Outcome, rtol: float = 1e-6, atol: float = 1e-8)
         return a.error == b.error
     if a.kind != "value":
         return False
-    return _close(a.value, b.value, rtol=rtol, atol=atol)
+    return same_values(a.value, b.value, rtol=rtol, atol=atol)
 
 
 def diagnose(
