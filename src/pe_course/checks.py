@@ -440,7 +440,7 @@ class Grader:
             found = [Membership(c.clause) for c in memberships(self.graded, self.reference[fn], args, kwargs)]
             extra = raise_clause_charge(self.graded.raises, found, outcome, expected)
             if extra:
-                self._charge(extra, raised_on_valid(fn, outcome, args, kwargs), size)
+                self._charge(extra, raised_on_valid(fn, outcome, args, kwargs), size, own=False)
         for exc in failures:
             if exc.kind == "form":
                 self._charge(self.graded.form if self.graded and self.graded.form else self._base, exc, size)
@@ -536,13 +536,15 @@ class Grader:
         else:
             self._charge(self.check.clause if self.check else self._base, exc, size)
 
-    def _charge(self, clause: str, exc: CheckFailed, size: int) -> None:
+    def _charge(self, clause: str, exc: CheckFailed, size: int, own: bool = True) -> None:
         if self._seen is not None:
             self._seen.append(clause)
         if self._dry or self._only not in (None, clause):
             return
         name = self._found(exc)
-        self.failures.append(Failure(clause, str(exc), name, exc.input, exc.expected, exc.obtained, size))
+        self.failures.append(
+            Failure(clause, str(exc), name, exc.input, exc.expected, exc.obtained, size, own)
+        )
 
     def _defer(self, steps: list[Step], exc: CheckFailed, size: int) -> None:
         guess = resolve(steps, None, self._base)  # provisional: the evidence is not complete yet
@@ -609,15 +611,17 @@ class Grader:
             reason = why(steps, self.evidence, self._base)
             if reason:
                 exc.args = (f"{str(exc).rstrip('.')}. {reason}",)
+            clause = resolve(steps, self.evidence, self._base)
             self.failures.append(
                 Failure(
-                    resolve(steps, self.evidence, self._base),
+                    clause,
                     str(exc),
                     name,
                     exc.input,
                     exc.expected,
                     exc.obtained,
                     size,
+                    clause == (steps[0].clause if steps else self._base),
                 )
             )
         self._pending = []

@@ -23,11 +23,10 @@ from typing import Any
 
 from . import public_checks
 from .checks import Check, arguments, memberships, reference_outcome, twin_call
-from .public_checks import outcome_to_data, to_data
+from .public_checks import MAX_TWIN_DEPTH, outcome_to_data, to_data  # twins per case: as the graders
 
 PUBLIC_DIR = "public_checks"
 ENGINE, PROPERTIES = "__init__.py", "properties.py"
-MAX_TWIN_DEPTH = 3  # nested twins written per public case
 
 
 def _case(suite: Any, reference: Any, fn: str, args: tuple, kwargs: dict, depth: int = 0) -> dict:

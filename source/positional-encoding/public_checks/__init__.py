@@ -463,6 +463,7 @@ class Failure:
     expected: str = ""
     obtained: str = ""
     size: int = 0
+    own: bool = True  # the input belongs to the clause's own class (K1: an ordinary input)
 
 
 @dataclass
@@ -485,7 +486,7 @@ TWIN_PASSED = "twin-passed"  # the mistake is the narrower clause's own
 SAME_VALUES = "same-values"  # wrong on both, related as the reference's results are: the twin's mistake
 UNCLEAR = "unclear"  # an error on one or both: the twin's mistake if the clause has evidence
 DIFFERENT = "different"  # another mistake than on the twin (inconsistent, or ignoring the feature)
-MAX_TWIN_DEPTH = 6
+MAX_TWIN_DEPTH = 3  # twin steps followed (the public cases carry as many)
 
 
 @dataclass(frozen=True)
@@ -556,15 +557,19 @@ def trace(
 ) -> list[Step]:
     """The steps that decide where a failure on ``call`` is charged (see :func:`resolve`).
 
-    A class whose twin the function gets right is the one at fault. Otherwise the failure is
-    followed to the twin of the first class, unless the first class has no twin (an input that must
-    raise: its clause is charged) or the two results show another mistake.
+    An input that must raise (its first class has no twin) and got a value back is that class's.
+    Otherwise a class whose twin the function gets right is the one at fault (a list that raised
+    where its array twin raises the right error). Otherwise the failure is followed to the twin of
+    the first class, unless the first class has no twin (its clause is charged) or the two results
+    show another mistake.
     """
     steps: list[Step] = []
     for _ in range(MAX_TWIN_DEPTH):
         found = memberships_of(call)
         if not found:
             break
+        if found[0].twin is None and outcome.ok:  # it had to raise and returned: the raising clause's
+            return [*steps, Step(found[0].clause, None, found[0].name)]
         head = None
         for m in found:
             if m.twin is None:
@@ -631,8 +636,8 @@ def verdicts(
             continue
         if f.check and f.check not in v.checks:
             v.checks.append(f.check)
-        if v.failure is None or f.size < v.failure.size:
-            v.failure = f
+        if v.failure is None or (not f.own, f.size) < (not v.failure.own, v.failure.size):
+            v.failure = f  # the smallest failure on an input of the clause's own class, if any
     for clause, f in (unproven or {}).items():
         if clause in out and out[clause].failure is None:
             out[clause].failure = f
@@ -793,7 +798,7 @@ class PublicChecker:
         if extra:
             args = tuple(from_data(a) for a in case["args"])
             kwargs = {k: from_data(v) for k, v in case.get("kwargs", {}).items()}
-            self._charge(extra, raised_on_valid(self.name, outcome, args, kwargs), size)
+            self._charge(extra, raised_on_valid(self.name, outcome, args, kwargs), size, own=False)
         for exc in failures:
             if exc.kind == "form":
                 self._charge(self.form or self.base, exc, size)
@@ -815,12 +820,15 @@ class PublicChecker:
         prop = getattr(self.properties, entry["property"])
         try:
             prop(self, *(from_data(a) for a in entry["args"]))
-        except CheckFailed as exc:
-            self._charge(entry["clause"], exc, len(json.dumps(entry["args"])))
+        except CheckFailed as exc:  # a call without a value: an ordinary input's, so K1's (as the graders)
+            clause = self.base if exc.kind == "no-value" else entry["clause"]
+            self._charge(clause, exc, len(json.dumps(entry["args"])))
 
-    def _charge(self, clause: str, exc: CheckFailed, size: int, check: str | None = None) -> None:
+    def _charge(
+        self, clause: str, exc: CheckFailed, size: int, check: str | None = None, own: bool = True
+    ) -> None:
         self.failures.append(
-            Failure(clause, str(exc), check or self.check, exc.input, exc.expected, exc.obtained, size)
+            Failure(clause, str(exc), check or self.check, exc.input, exc.expected, exc.obtained, size, own)
         )
 
     def verdicts(self) -> list[ClauseVerdict]:
@@ -828,7 +836,8 @@ class PublicChecker:
             reason = why(steps, self.evidence, self.base)
             if reason:
                 exc.args = (f"{str(exc).rstrip('.')}. {reason}",)
-            self._charge(resolve(steps, self.evidence, self.base), exc, size, check)
+            clause = resolve(steps, self.evidence, self.base)
+            self._charge(clause, exc, size, check, own=clause == (steps[0].clause if steps else self.base))
         self.pending = []
         return verdicts(
             self.clauses, self.failures, unproven_form(self.form, self.form_seen, self.first_no_value)
