@@ -118,15 +118,6 @@ def shift_keeps_norms(c, pe, k) -> None:
     )
 
 
-def shift_back_returns_input(c, pe, k) -> None:
-    """Shifting by k and then by -k gives the input back."""
-    shown = f"shift_encoding(shift_encoding(pe {tuple(pe.shape)}, {k}), {-k})"
-    there = c.array(c.call("shift_encoding", pe, k), pe.shape, f"keluaran `shift_encoding(pe, {k})`")
-    c.close(
-        c.call("shift_encoding", there, -k), pe, "keluaran (harus kembali ke pe)", atol=1e-7, inputs=shown
-    )
-
-
 def rope_keeps_norms(c, x) -> None:
     """apply_rope keeps the norm of every row, and leaves the row at position 0 as it is."""
     shown = f"apply_rope(x {tuple(x.shape)})"
@@ -138,26 +129,6 @@ def rope_keeps_norms(c, x) -> None:
         inputs=shown,
     )
     c.close(out[0], x[0], "baris di posisi 0 (sudut 0: tidak diputar)", inputs=shown)
-
-
-def rope_scores_depend_on_offsets_only(c, q, k, pos_q, pos_k, shift) -> None:
-    """Adding the same shift to every position of q and k leaves the scores q·k after RoPE unchanged."""
-    shown = (
-        f"apply_rope(q {tuple(q.shape)}, {np.asarray(pos_q).tolist()}) dan "
-        f"apply_rope(k {tuple(k.shape)}, {np.asarray(pos_k).tolist()}), lalu semua posisi + {shift}"
-    )
-    rq = c.array(c.call("apply_rope", q, pos_q), q.shape, "keluaran `apply_rope(q, pos_q)`")
-    rk = c.array(c.call("apply_rope", k, pos_k), k.shape, "keluaran `apply_rope(k, pos_k)`")
-    rq_c = c.array(c.call("apply_rope", q, pos_q + shift), q.shape, "keluaran `apply_rope(q, pos_q + c)`")
-    rk_c = c.array(c.call("apply_rope", k, pos_k + shift), k.shape, "keluaran `apply_rope(k, pos_k + c)`")
-    c.close(
-        rq_c @ rk_c.T,
-        rq @ rk.T,
-        f"skor setelah menggeser semua posisi dengan c = {shift} (harus sama: skor RoPE hanya "
-        "bergantung pada selisih posisi)",
-        atol=1e-6,
-        inputs=shown,
-    )
 
 
 def scores_constant_along_diagonals(c, v, w, length) -> None:
