@@ -604,6 +604,14 @@ def rope_angle_table_lookup(x, positions=None, base=10000.0):
     return out
 
 
+def rope_positions_or_default(x, positions=None, base=10000.0):
+    """``positions or np.arange(T)``: the truth value of an array of several positions is ambiguous."""
+    x = np.asarray(x, dtype=float)
+    if x.shape[1] % 2:
+        raise ValueError("d ganjil")
+    return _rope_core(x, np.asarray(positions or np.arange(len(x)), dtype=float), base)
+
+
 def rope_second_column_from_new_first(x, positions=None, base=10000.0):
     """Writes a' into x's even columns, then computes b' from that new a' (the view slip)."""
     x = np.array(x, dtype=float)
@@ -641,6 +649,11 @@ def scores_scaled_by_sqrt_d(q, k, base=10000.0):
     return rope_as_hints_say(q, base=base) @ rope_as_hints_say(k, base=base).T / np.sqrt(np.shape(q)[1])
 
 
+def scores_k_not_rotated(q, k, base=10000.0):
+    """Rotates q only: the keys keep their content without their positions."""
+    return rope_as_hints_say(q, base=base) @ np.asarray(k, dtype=float).T
+
+
 FLAWED_ROTATION = [
     ("shift_encoding", shift_wrong_sign_of_k, {"K1"}),
     ("shift_encoding", shift_early_return_for_zero_k, {"K4"}),
@@ -654,9 +667,11 @@ FLAWED_ROTATION = [
     ("apply_rope", rope_positions_list_unconverted, {"K2"}),
     ("apply_rope", rope_ignores_positions, {"K2"}),
     ("apply_rope", rope_angle_table_lookup, {"K2"}),
+    ("apply_rope", rope_positions_or_default, {"K2"}),
     ("apply_rope", rope_second_column_from_new_first, {"K1"}),
     ("apply_rope", rope_asserts_even_d, {"K4"}),
     ("rope_scores", scores_without_base, {"K3"}),
     ("rope_scores", scores_k_at_query_positions, {"K2"}),
     ("rope_scores", scores_scaled_by_sqrt_d, {"K1"}),
+    ("rope_scores", scores_k_not_rotated, {"K1"}),
 ]

@@ -28,8 +28,11 @@ def _base_matters(base, width: int, turned: bool) -> bool:
 
 
 def _even(width: int) -> bool:
-    """Only an even width belongs to the clauses beside the ValueError one: an odd one must raise,
-    whatever else the input has (its failure is the ValueError clause's)."""
+    """An odd width must raise whatever k, the positions or base are: such an input belongs to no class
+    of those clauses (a k = 0 twin with k = 1 raising as it should would take the failure of an early
+    return for k = 0 away from the ValueError clause). It does belong to the classes of how the input
+    is given (one row, int entries, a list of positions), whose twins raise too: a failure only there
+    is that clause's."""
     return width % 2 == 0
 
 
@@ -99,14 +102,14 @@ SHIFT = graded(
     InputClass(
         "K2",
         "pe berisi bilangan bulat",
-        lambda pe, **_: _even(np.shape(pe)[-1]) and np.asarray(pe).dtype.kind in "iu",
+        lambda pe, **_: np.asarray(pe).dtype.kind in "iu",
         twin=lambda pe, **_: {"pe": np.asarray(pe, dtype=np.float64)},
         same_expected=True,
     ),
     InputClass(
         "K2",
         "pe satu baris (d_model,)",
-        lambda pe, **_: _even(np.shape(pe)[-1]) and np.ndim(pe) == 1,
+        lambda pe, **_: np.ndim(pe) == 1,
         twin=lambda pe, **_: {"pe": np.asarray(pe)[None, :]},
     ),
 )
@@ -272,26 +275,26 @@ ROPE = graded(
     InputClass(
         "K2",
         "positions berupa list Python",
-        lambda x, positions, **_: _even(np.shape(x)[1]) and isinstance(positions, list),
+        lambda positions, **_: isinstance(positions, list),
         twin=lambda positions, **_: {"positions": np.asarray(positions)},
         same_expected=True,
     ),
     InputClass(
         "K2",
         "positions pecahan",
-        lambda x, positions, **_: _even(np.shape(x)[1]) and _fractional(positions),
+        lambda positions, **_: _fractional(positions),
         twin=lambda positions, **_: {"positions": _like(positions, _away_from_zero(_values(positions)))},
     ),
     InputClass(
         "K2",
         "positions negatif",
-        lambda x, positions, **_: _even(np.shape(x)[1]) and _negative(positions),
+        lambda positions, **_: _negative(positions),
         twin=lambda positions, **_: {"positions": _like(positions, np.abs(_values(positions)))},
     ),
     InputClass(
         "K2",
         "positions = 0, 1, ..., T-1 diberikan",
-        lambda x, positions, **_: _even(np.shape(x)[1]) and positions is not None and _counting(x, positions),
+        lambda x, positions, **_: positions is not None and _counting(x, positions),
         twin=lambda **_: {"positions": None},
         same_expected=True,
     ),
@@ -299,8 +302,7 @@ ROPE = graded(
         "K2",
         "positions diberikan",
         lambda x, positions, **_: (
-            _even(np.shape(x)[1])
-            and positions is not None
+            positions is not None
             and not (_fractional(positions) or _negative(positions) or _counting(x, positions))
         ),
         twin=lambda x, positions, **_: _placed(x, positions),
@@ -406,13 +408,16 @@ def rope_odd(g: Grader) -> None:
 
 
 # -- rope_scores (2 points) -------------------------------------------------------------------
-# Ordinary input (K1): q and k float of the same shape (T, d), even d, the default base.
+# Ordinary input (K1): q and k float of the same shape (T, d), even d, the default base. An input is
+# one of the base clause's only when both q and k have rows that turn (Tq, Tk >= 2): a mistake that
+# leaves one side unrotated makes a result with one row at position 0 independent of base, and it
+# would be charged there too.
 SCORES = graded(
     "rope_scores",
     InputClass(
         "K3",
         "base diberikan",
-        lambda q, k, base: _base_matters(base, np.shape(q)[1], max(len(q), len(k)) > 1),
+        lambda q, k, base: _base_matters(base, np.shape(q)[1], min(len(q), len(k)) > 1),
         twin=_default_base,
     ),
     InputClass(
