@@ -4,32 +4,58 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.checks import CheckFailed, Grader, as_array, assert_close, brief, builds_on, check
+from pe_course.checks import Grader, InputClass, builds_on, check, graded
 
+from . import properties as p
 from . import strategies as s
-from .cases import cases
+from .cases import run_cases
 
 NOTEBOOK = "03_rotation"
+DEFAULT_BASE = 10000.0
+
+
+def _pe_rows(length: int, d_model: int) -> np.ndarray:
+    """Rows 0 .. length-1 of the sinusoidal PE table (base 10000): public inputs of the properties."""
+    angles = np.arange(length)[:, None] * DEFAULT_BASE ** (-np.arange(0, d_model, 2) / d_model)
+    return np.stack([np.sin(angles), np.cos(angles)], axis=-1).reshape(length, d_model)
+
+
+def _base_matters(base, width: int, turned: bool) -> bool:
+    """``base`` given, and the result depends on it: with d = 2 the only frequency is 1 for any base,
+    and nothing turned (k = 0, every position 0) is the same for any base; such an input is no input
+    of the ``base`` clause (its twin with the default base would have the same result)."""
+    return base != DEFAULT_BASE and width >= 4 and width % 2 == 0 and turned
+
+
+def _even(width: int) -> bool:
+    """An odd width must raise whatever k, the positions or base are: such an input belongs to no class
+    of those clauses (a k = 0 twin with k = 1 raising as it should would take the failure of an early
+    return for k = 0 away from the ValueError clause). It does belong to the classes of how the input
+    is given (one row, int entries, a list of positions), whose twins raise too: a failure only there
+    is that clause's."""
+    return width % 2 == 0
+
+
+def _default_base(**_) -> dict:
+    return {"base": DEFAULT_BASE}
+
+
+def _no_error_everywhere(g: Grader, fn: str, valid: list[tuple[tuple, dict]]) -> None:
+    """The ValueError clause is not met by code that raises ValueError for every input: charged when
+    every one of these valid inputs raises it (one valid input raising it by accident, e.g. from a
+    broadcasting mistake, is that input's own clause's failure)."""
+    if all(g.outcome(fn, *args, **kwargs).error == "ValueError" for args, kwargs in valid):
+        args, kwargs = valid[0]
+        g.expect_no_error(fn, "ValueError", *args, **kwargs)
 
 
 # -- rotation_matrix (1 point) ----------------------------------------------------------------
-@check(
-    "rotation_matrix",
-    "contoh-bab",
-    clause="K1",
-    title="Contoh dari bab: theta = 0.3, pi/2 dan sudut cek rotasi (pos = 1, k = 2)",
-)
-def rotation_chapter(g: Grader) -> None:
-    for case in cases("rotation_matrix"):
-        g.expect("rotation_matrix", *case.args)
+@check("rotation_matrix", "kasus", clause="K1", title="Contoh dari bab dan sudut nol, negatif, lebih dari 2π")
+def rotation_cases(g: Grader) -> None:
+    run_cases(g, "rotation_matrix")
 
 
-@check(
-    "rotation_matrix",
-    "acak",
-    clause="K1",
-    title="Sudut acak dibandingkan dengan solusi referensi",
-)
+@check("rotation_matrix", "acak", clause="K1", title="Sudut acak dibandingkan dengan solusi referensi")
 def rotation_random(g: Grader) -> None:
     g.for_all(s.rotation_angles, 20, lambda theta: g.expect("rotation_matrix", theta))
 
@@ -39,17 +65,10 @@ def rotation_random(g: Grader) -> None:
     "ortogonal",
     clause="K1",
     title="M(theta) ortogonal: M Mᵀ = I dan det M = 1",
+    public=(p.rotation_is_orthogonal, [(0.3,), (-1.2,), (10.0,)]),
 )
 def rotation_orthogonal(g: Grader) -> None:
-    def body(theta) -> None:
-        shown = f"rotation_matrix({theta:.6g})"
-        m = as_array(g.call("rotation_matrix", theta), (2, 2), f"keluaran `{shown}`")
-        assert_close(m @ m.T, np.eye(2), "M @ M.T (harus matriks identitas)", inputs=shown)
-        assert_close(np.linalg.det(m), 1.0, "determinan M", inputs=shown)
-
-    for theta in (0.0, -1.2, 2.5, 10.0):
-        body(theta)
-    g.for_all(s.rotation_angles, 10, body)
+    g.for_all(s.rotation_angles, 10, lambda theta: p.rotation_is_orthogonal(g, theta))
 
 
 @check(
@@ -57,26 +76,45 @@ def rotation_orthogonal(g: Grader) -> None:
     "memutar-sin-cos",
     clause="K1",
     title="M(theta) memetakan (sin a, cos a) ke (sin(a + theta), cos(a + theta))",
+    public=(p.rotation_turns_sin_cos_pair, [(0.7, 0.3), (1.1, -1.2)]),
 )
 def rotation_turns_pair(g: Grader) -> None:
-    def body(example) -> None:
-        a, theta = example
-        shown = f"rotation_matrix({theta:.6g})"
-        m = as_array(g.call("rotation_matrix", theta), (2, 2), f"keluaran `{shown}`")
-        assert_close(
-            m @ np.array([np.sin(a), np.cos(a)]),
-            np.array([np.sin(a + theta), np.cos(a + theta)]),
-            f"M @ (sin a, cos a) untuk a = {a:.4g} (harus (sin(a + theta), cos(a + theta)); "
-            "periksa letak tanda minus)",
-            inputs=shown,
-        )
-
-    for example in ((0.7, 0.3), (1.1, -1.2)):
-        body(example)
-    g.for_all(s.angle_pairs, 15, body)
+    g.for_all(s.angle_pairs, 15, lambda ex: p.rotation_turns_sin_cos_pair(g, *ex))
 
 
 # -- shift_encoding (3 points) ----------------------------------------------------------------
+# Ordinary input (K1): a float table pe (T, d_model) with even d_model, k > 0, the default base.
+SHIFT = graded(
+    "shift_encoding",
+    InputClass("K4", "d_model ganjil", lambda pe, **_: np.shape(pe)[-1] % 2 == 1),
+    InputClass(
+        "K3", "k = 0", lambda pe, k, **_: _even(np.shape(pe)[-1]) and k == 0, twin=lambda **_: {"k": 1}
+    ),
+    InputClass(
+        "K3", "k negatif", lambda pe, k, **_: _even(np.shape(pe)[-1]) and k < 0, twin=lambda k, **_: {"k": -k}
+    ),
+    InputClass(
+        "K3",
+        "base diberikan",
+        lambda pe, k, base: _base_matters(base, np.shape(pe)[-1], k != 0),
+        twin=_default_base,
+    ),
+    InputClass(
+        "K2",
+        "pe berisi bilangan bulat",
+        lambda pe, **_: np.asarray(pe).dtype.kind in "iu",
+        twin=lambda pe, **_: {"pe": np.asarray(pe, dtype=np.float64)},
+        same_expected=True,
+    ),
+    InputClass(
+        "K2",
+        "pe satu baris (d_model,)",
+        lambda pe, **_: np.ndim(pe) == 1,
+        twin=lambda pe, **_: {"pe": np.asarray(pe)[None, :]},
+    ),
+)
+
+
 @builds_on("shift_encoding", "rotation_matrix")
 def shift_from_rotations(rotation_matrix, pe, k, base=10000.0):
     """shift_encoding as the rotation property reads: pair i of each row times M(omega_i k)."""
@@ -93,191 +131,202 @@ def shift_from_rotations(rotation_matrix, pe, k, base=10000.0):
     return out
 
 
+@check("shift_encoding", "kasus", clause="K1", title="Contoh dari bab dan kasus untuk setiap ketentuan")
+def shift_cases(g: Grader) -> None:
+    run_cases(g, "shift_encoding")
+
+
 @check(
     "shift_encoding",
-    "contoh-bab",
+    "pe-tergeser",
     clause="K1",
-    title="Contoh dari bab: [sin 1, cos 1] digeser 2, PE(1) digeser 2, PE[0:5] digeser 3, k negatif",
+    title="shift_encoding(PE[a:b], k) = PE[a+k:b+k] untuk tabel PE (k > 0)",
+    public=(p.shift_moves_pe_rows, [(_pe_rows(8, 8), 5, 3), (_pe_rows(13, 6), 3, 10)]),
 )
-def shift_chapter(g: Grader) -> None:
-    for case in cases("shift_encoding"):
-        g.expect("shift_encoding", *case.args)
+def shift_matches_pe(g: Grader) -> None:
+    def body(example) -> None:
+        d_model, start, count, k = example
+        table = g.ref("positional_encoding", start + count + k, d_model)[start:]
+        p.shift_moves_pe_rows(g, table, count, k)
+
+    g.for_all(s.pe_shift_inputs, 15, body)
+
+
+@check(
+    "shift_encoding",
+    "menjaga-norma",
+    clause="K1",
+    title="Rotasi menjaga norma tiap baris",
+    public=(p.shift_keeps_norms, [(np.array([[3.0, -4.0, 0.5, 1.5], [-2.0, 1.0, 2.5, -0.5]]), 9)]),
+)
+def shift_keeps_norm(g: Grader) -> None:
+    g.for_all(s.shift_ordinary_inputs, 10, lambda ex: p.shift_keeps_norms(g, *ex))
 
 
 @check(
     "shift_encoding",
     "acak",
     clause="K2",
-    title="Baris acak (d,) dan (T, d), k acak (termasuk negatif) dan base acak dibandingkan dengan referensi",
+    title="pe satu baris atau tabel, float atau int; k positif, nol atau negatif; base bawaan atau "
+    "lainnya; dibandingkan dengan referensi",
 )
 def shift_random(g: Grader) -> None:
-    g.for_all(s.shift_inputs, 20, lambda ex: g.expect("shift_encoding", ex[0], ex[1], **s.base_kwargs(ex[2])))
+    g.for_all(s.shift_inputs, 25, lambda ex: g.expect("shift_encoding", ex[0], ex[1], **s.base_kwargs(ex[2])))
 
 
 @check(
     "shift_encoding",
-    "k-nol-dan-negatif",
+    "k-nol-negatif-base",
     clause="K3",
-    title="k = 0 mengembalikan input; k negatif menggeser mundur; satu baris (d,) dan d_model = 2",
+    title="k = 0 mengembalikan pe; k negatif menggeser mundur (k lalu -k kembali ke pe); base selain 10000",
 )
-def shift_edges(g: Grader) -> None:
-    row = np.array([0.3, -1.2, 2.0, 0.5, -0.7, 1.1])
-    g.expect("shift_encoding", row, 0)
-    g.expect("shift_encoding", row, -3)
-    g.expect("shift_encoding", np.array([[0.6, 0.8], [-1.0, 0.0]]), 5)
-
-
-@check("shift_encoding", "d-ganjil", clause="K4", title="ValueError untuk d_model ganjil")
-def shift_odd(g: Grader) -> None:
-    g.expect_raises("shift_encoding", "ValueError", np.zeros(5), 1)
-    g.expect_raises("shift_encoding", "ValueError", np.ones((3, 7)), 2)
+def shift_zero_negative_base(g: Grader) -> None:
+    rows = np.array([[0.5, -1.0, 2.0, 0.25, -1.5, 0.75], [1.5, 0.75, -0.5, 1.0, 2.0, -2.5]])
+    there = g.expect("shift_encoding", rows, 11)
+    if there is not None:
+        g.expect("shift_encoding", np.asarray(there, dtype=float), -11)
+    g.expect("shift_encoding", rows, 0)
+    g.expect("shift_encoding", rows[1], -40)
+    g.expect("shift_encoding", rows, 6, base=20.0)
+    g.expect("shift_encoding", rows[:1], -9, base=3e4)
 
 
 @check(
     "shift_encoding",
-    "sama-dengan-pe-tergeser",
-    clause="K1",
-    title="shift_encoding(PE(p), k) = PE(p + k) untuk tabel PE, termasuk k negatif dan k = 500",
+    "d-ganjil",
+    clause="K4",
+    title="ValueError untuk d_model ganjil (juga untuk k = 0), tidak untuk d_model genap",
 )
-def shift_matches_pe(g: Grader) -> None:
-    far = g.ref("positional_encoding", 503, 8)
-    shown = "shift_encoding(PE[0:3], 500) untuk d_model = 8"
-    assert_close(
-        g.call("shift_encoding", far[:3], 500), far[500:503], "keluaran (harus PE[500:503])", inputs=shown
+def shift_odd(g: Grader) -> None:
+    g.for_all(
+        s.shift_odd_inputs,
+        8,
+        lambda ex: g.expect_raises("shift_encoding", "ValueError", *ex[:2], **s.base_kwargs(ex[2])),
     )
-
-    def body(example) -> None:
-        d_model, base, start, count, k, single = example
-        table = g.ref("positional_encoding", start + count + max(k, 0), d_model, base)
-        rows = table[start] if single else table[start : start + count]
-        want = table[start + k] if single else table[start + k : start + k + count]
-        where = f"PE({start})" if single else f"PE[{start}:{start + count}]"
-        out = g.call("shift_encoding", rows, k, **s.base_kwargs(base))
-        assert_close(
-            out,
-            want,
-            f"keluaran (harus PE pada posisi + {k})",
-            inputs=f"shift_encoding({where}, {k}) untuk d_model = {d_model}, base = {base:g}",
-        )
-
-    g.for_all(s.pe_shift_inputs, 20, body)
-
-
-@check("shift_encoding", "menjaga-norma", clause="K1", title="Rotasi menjaga norma tiap baris")
-def shift_keeps_norm(g: Grader) -> None:
-    def body(example) -> None:
-        pe, k, base = example
-        kwargs = s.base_kwargs(base)
-        shown = f"shift_encoding({brief(pe)}, {k}" + (f", base={base:g})" if kwargs else ")")
-        out = as_array(g.call("shift_encoding", pe, k, **kwargs), pe.shape, f"keluaran `{shown}`")
-        assert_close(
-            np.atleast_1d(np.linalg.norm(out, axis=-1)),
-            np.atleast_1d(np.linalg.norm(pe, axis=-1)),
-            "norma baris setelah digeser (rotasi tidak boleh mengubah panjang)",
-            inputs=shown,
-        )
-
-    g.for_all(s.shift_inputs, 15, body)
-
-
-@check("shift_encoding", "bisa-dibalik", clause="K3", title="Menggeser k lalu -k kembali ke input")
-def shift_inverse(g: Grader) -> None:
-    def body(example) -> None:
-        pe, k, base = example
-        kwargs = s.base_kwargs(base)
-        shown = f"shift_encoding(shift_encoding({brief(pe)}, {k}), {-k})"
-        there = as_array(g.call("shift_encoding", pe, k, **kwargs), pe.shape, f"keluaran `{shown}`")
-        back = g.call("shift_encoding", there, -k, **kwargs)
-        assert_close(back, pe, "keluaran (harus kembali ke pe)", atol=1e-7, inputs=shown)
-
-    g.for_all(s.shift_inputs, 15, body)
+    _no_error_everywhere(
+        g,
+        "shift_encoding",
+        [
+            ((np.array([[0.5, -1.0, 2.0, 0.25]]), 3), {}),
+            ((np.array([0.8, 0.6]), 2), {}),
+            ((np.eye(2), 1), {}),
+        ],
+    )
 
 
 # -- apply_rope (3 points) --------------------------------------------------------------------
-@check(
+# Ordinary input (K1): x (T, d) float with even d, positions not given (0 .. T-1), the default base.
+def _values(positions) -> np.ndarray:
+    return np.asarray(positions, dtype=np.float64).reshape(-1)
+
+
+def _like(positions, values: np.ndarray):
+    """``values`` in the container ``positions`` came in (a list stays a list)."""
+    if isinstance(positions, list):
+        return [
+            float(v) if isinstance(p0, float) else int(v) for p0, v in zip(positions, values, strict=True)
+        ]
+    return values.astype(np.asarray(positions).dtype)
+
+
+def _fractional(positions) -> bool:
+    return positions is not None and bool(np.any(_values(positions) != np.round(_values(positions))))
+
+
+def _turned(x, positions) -> bool:
+    """Some row is rotated: a position other than 0."""
+    return len(x) > 1 if positions is None else bool(np.any(_values(positions) != 0))
+
+
+def _away_from_zero(values: np.ndarray) -> np.ndarray:
+    """Fractional positions rounded away from 0 (0.5 -> 1, -0.25 -> -1): integers, none of them a
+    fractional position turned into 0, where no rotation shows."""
+    return np.sign(values) * np.ceil(np.abs(values))
+
+
+def _negative(positions) -> bool:
+    return positions is not None and bool(np.any(_values(positions) < 0))
+
+
+def _counting(x, positions) -> bool:
+    """positions given as exactly 0, 1, ..., T-1 (what None means)."""
+    v = _values(positions)
+    return v.shape == (len(x),) and bool(np.all(v == np.arange(len(x))))
+
+
+def _placed(x, positions) -> dict:
+    """The nearest input with default positions: each row of x placed at the row its position names
+    (non-negative integers), the other rows ones; the reference rotates those rows the same way."""
+    at = _values(positions).astype(np.int64)
+    rows = np.ones((int(at.max()) + 1, np.shape(x)[1]))
+    rows[at] = x
+    return {"x": rows, "positions": None}
+
+
+ROPE = graded(
     "apply_rope",
-    "contoh-bab",
-    clause="K1",
-    title="Contoh dari bab: x = [[1, 0], [1, 0], [0, 1]], positions = [3], d = 4 dengan posisi 5",
+    InputClass("K4", "d ganjil", lambda x, **_: np.shape(x)[1] % 2 == 1),
+    InputClass(
+        "K3",
+        "base diberikan",
+        lambda x, positions, base: _base_matters(base, np.shape(x)[1], _turned(x, positions)),
+        twin=_default_base,
+    ),
+    InputClass(
+        "K2",
+        "positions berupa list Python",
+        lambda positions, **_: isinstance(positions, list),
+        twin=lambda positions, **_: {"positions": np.asarray(positions)},
+        same_expected=True,
+    ),
+    InputClass(
+        "K2",
+        "positions pecahan",
+        lambda positions, **_: _fractional(positions),
+        twin=lambda positions, **_: {"positions": _like(positions, _away_from_zero(_values(positions)))},
+    ),
+    InputClass(
+        "K2",
+        "positions negatif",
+        lambda positions, **_: _negative(positions),
+        twin=lambda positions, **_: {"positions": _like(positions, np.abs(_values(positions)))},
+    ),
+    InputClass(
+        "K2",
+        "positions = 0, 1, ..., T-1 diberikan",
+        lambda x, positions, **_: positions is not None and _counting(x, positions),
+        twin=lambda **_: {"positions": None},
+        same_expected=True,
+    ),
+    InputClass(
+        "K2",
+        "positions diberikan",
+        lambda x, positions, **_: (
+            positions is not None
+            and not (_fractional(positions) or _negative(positions) or _counting(x, positions))
+        ),
+        twin=lambda x, positions, **_: _placed(x, positions),
+    ),
 )
-def rope_chapter(g: Grader) -> None:
-    for case in cases("apply_rope"):
-        g.expect("apply_rope", *case.args)
 
 
-@check(
-    "apply_rope",
-    "acak",
-    clause="K2",
-    title="x, positions (bawaan, list atau array; negatif atau pecahan) dan base acak dibandingkan dengan referensi",
-)
-def rope_random(g: Grader) -> None:
-    def body(example) -> None:
-        x, positions, base = example
-        if positions is None:
-            g.expect("apply_rope", x, **s.base_kwargs(base))
-        else:
-            g.expect("apply_rope", x, positions, **s.base_kwargs(base))
-
-    g.for_all(s.rope_inputs, 20, body)
-
-
-@check("apply_rope", "d-ganjil", clause="K3", title="ValueError untuk d ganjil")
-def rope_odd(g: Grader) -> None:
-    g.expect_raises("apply_rope", "ValueError", np.ones((2, 3)))
-    g.expect_raises("apply_rope", "ValueError", np.ones((1, 5)), positions=[2])
-
-
-@check(
-    "apply_rope",
-    "posisi",
-    clause="K2",
-    title="T = 1, posisi -7 dan 0.5, positions eksplisit [0, 1, 2] sama dengan bawaan",
-)
-def rope_positions(g: Grader) -> None:
-    x = np.array([[0.5, -1.0, 2.0, 0.25, 1.5, -0.75]])
-    g.expect("apply_rope", x)
-    g.expect("apply_rope", x, positions=[-7])
-    g.expect("apply_rope", x, positions=np.array([0.5]))
-    x = np.arange(12, dtype=float).reshape(3, 4) - 5
-    default = as_array(g.call("apply_rope", x), (3, 4), "keluaran `apply_rope(x)` untuk x (3, 4)")
-    assert_close(
-        g.call("apply_rope", x, positions=[0, 1, 2]),
-        default,
-        "keluaran (harus sama dengan posisi bawaan)",
-        inputs=f"apply_rope({brief(x)}, positions=[0, 1, 2])",
-    )
+@check("apply_rope", "kasus", clause="K1", title="Contoh dari bab dan kasus untuk setiap ketentuan")
+def rope_cases(g: Grader) -> None:
+    run_cases(g, "apply_rope")
 
 
 @check(
     "apply_rope",
     "menjaga-norma",
     clause="K1",
-    title="Rotasi menjaga norma tiap baris, posisi 0 tidak diputar, posisi -p membatalkan posisi p",
+    title="Rotasi menjaga norma tiap baris; baris di posisi 0 tidak diputar",
+    public=(
+        p.rope_keeps_norms,
+        [(np.array([[0.5, -1.0, 2.0, 0.25], [1.5, 0.75, -0.5, 1.0], [3.0, 4.0, -1.0, 2.0]]),)],
+    ),
 )
 def rope_norms(g: Grader) -> None:
-    def body(example) -> None:
-        x, positions, base = example
-        pos = np.arange(x.shape[0], dtype=float) if positions is None else np.asarray(positions, dtype=float)
-        kwargs = s.base_kwargs(base)
-        shown = f"apply_rope({brief(x)}, {brief(pos)}" + (f", base={base:g})" if kwargs else ")")
-        out = as_array(g.call("apply_rope", x, pos, **kwargs), x.shape, f"keluaran `{shown}`")
-        assert_close(
-            np.linalg.norm(out, axis=1),
-            np.linalg.norm(x, axis=1),
-            "norma tiap baris (rotasi tidak boleh mengubah panjang)",
-            inputs=shown,
-        )
-        back = g.call("apply_rope", out, -pos, **kwargs)
-        assert_close(
-            back, x, "apply_rope(apply_rope(x, p), -p) (harus kembali ke x)", atol=1e-7, inputs=shown
-        )
-        first = g.call("apply_rope", x[:1], **kwargs)
-        assert_close(
-            first, x[:1], "baris di posisi 0 (sudut 0: tidak diputar)", inputs=f"apply_rope({brief(x[:1])})"
-        )
-
-    g.for_all(s.rope_inputs, 15, body)
+    g.for_all(s.rope_ordinary_inputs, 10, lambda x: p.rope_keeps_norms(g, x))
 
 
 @check(
@@ -287,34 +336,103 @@ def rope_norms(g: Grader) -> None:
     title="Menggeser semua posisi q dan k dengan konstanta c tidak mengubah skor q·k setelah RoPE",
 )
 def rope_relative(g: Grader) -> None:
+    """Hidden only: its calls have positions given (K2's inputs), and the public check would charge a
+    call there that gives no value to this check's clause."""
+
     def body(example) -> None:
-        q, k, pos_q, pos_k, c, base = example
-        kw = s.base_kwargs(base)
+        q, k, pos_q, pos_k, shift = example
         shown = (
-            f"apply_rope(q, {brief(pos_q)}) dan apply_rope(k, {brief(pos_k)}), lalu posisi + {c}; "
-            f"q = {brief(q)}, k = {brief(k)}" + (f", base={base:g}" if kw else "")
+            f"apply_rope(q {q.shape}, {pos_q.tolist()}) dan apply_rope(k {k.shape}, {pos_k.tolist()}), "
+            f"lalu semua posisi + {shift}"
         )
-        rq = as_array(g.call("apply_rope", q, pos_q, **kw), q.shape, "keluaran `apply_rope(q, pos_q)`")
-        rk = as_array(g.call("apply_rope", k, pos_k, **kw), k.shape, "keluaran `apply_rope(k, pos_k)`")
-        rq_c = as_array(
-            g.call("apply_rope", q, pos_q + c, **kw), q.shape, "keluaran `apply_rope(q, pos_q + c)`"
-        )
-        rk_c = as_array(
-            g.call("apply_rope", k, pos_k + c, **kw), k.shape, "keluaran `apply_rope(k, pos_k + c)`"
-        )
-        assert_close(
+        rq = g.array(g.call("apply_rope", q, pos_q), q.shape, "keluaran `apply_rope(q, pos_q)`")
+        rk = g.array(g.call("apply_rope", k, pos_k), k.shape, "keluaran `apply_rope(k, pos_k)`")
+        rq_c = g.array(g.call("apply_rope", q, pos_q + shift), q.shape, "keluaran `apply_rope(q, pos_q + c)`")
+        rk_c = g.array(g.call("apply_rope", k, pos_k + shift), k.shape, "keluaran `apply_rope(k, pos_k + c)`")
+        g.close(
             rq_c @ rk_c.T,
             rq @ rk.T,
-            f"skor setelah menggeser semua posisi dengan c = {c} (harus sama: "
-            "skor RoPE hanya bergantung pada selisih posisi)",
+            f"skor setelah menggeser semua posisi dengan c = {shift} (harus sama: skor RoPE hanya "
+            "bergantung pada selisih posisi)",
             atol=1e-6,
             inputs=shown,
         )
 
-    g.for_all(s.rope_relative_inputs, 15, body)
+    g.for_all(s.rope_relative_inputs, 10, body)
+
+
+@check(
+    "apply_rope",
+    "posisi",
+    clause="K2",
+    title="x acak; positions bawaan, list atau array, negatif atau pecahan; base bawaan atau lainnya; "
+    "dibandingkan dengan referensi",
+)
+def rope_random(g: Grader) -> None:
+    def body(example) -> None:
+        x, positions, base = example
+        if positions is None:
+            g.expect("apply_rope", x, **s.base_kwargs(base))
+        else:
+            g.expect("apply_rope", x, positions, **s.base_kwargs(base))
+
+    g.for_all(s.rope_inputs, 25, body)
+
+
+@check("apply_rope", "base", clause="K3", title="base selain 10000 dipakai untuk frekuensinya")
+def rope_base(g: Grader) -> None:
+    x = np.array([[0.5, -1.0, 2.0, 0.25, 1.5, -0.75], [1.0, 1.0, -2.0, 0.5, 0.25, 3.0]])
+    g.expect("apply_rope", x, base=50.0)
+    g.expect("apply_rope", x, np.array([7.0, -2.0]), base=1e5)
+
+
+@check("apply_rope", "d-ganjil", clause="K4", title="ValueError untuk d ganjil, tidak untuk d genap")
+def rope_odd(g: Grader) -> None:
+    def body(example) -> None:
+        x, positions, base = example
+        if positions is None:
+            g.expect_raises("apply_rope", "ValueError", x, **s.base_kwargs(base))
+        else:
+            g.expect_raises("apply_rope", "ValueError", x, positions, **s.base_kwargs(base))
+
+    g.for_all(s.rope_odd_inputs, 8, body)
+    _no_error_everywhere(
+        g,
+        "apply_rope",
+        [
+            ((np.array([[0.5, -1.0], [2.0, 0.25]]),), {}),
+            ((np.array([[1.0, 2.0, 3.0, 4.0]]), [5]), {}),
+            ((np.eye(4),), {}),
+        ],
+    )
 
 
 # -- rope_scores (2 points) -------------------------------------------------------------------
+# Ordinary input (K1): q and k float of the same shape (T, d), even d, the default base. An input is
+# one of the base clause's only when both q and k have rows that turn (Tq, Tk >= 2): a mistake that
+# leaves one side unrotated makes a result with one row at position 0 independent of base, and it
+# would be charged there too.
+SCORES = graded(
+    "rope_scores",
+    InputClass(
+        "K3",
+        "base diberikan",
+        lambda q, k, base: _base_matters(base, np.shape(q)[1], min(len(q), len(k)) > 1),
+        twin=_default_base,
+    ),
+    InputClass(
+        "K2", "Tq ≠ Tk", lambda q, k, **_: len(q) != len(k), twin=lambda q, k, **_: _same_length(q, k)
+    ),
+)
+
+
+def _same_length(q, k) -> dict:
+    """The nearest input with Tq = Tk: the shorter one's rows repeated up to the longer length (cutting
+    both to the shorter length could leave one row at position 0, which no rotation changes)."""
+    length = max(len(q), len(k))
+    return {"q": q[np.arange(length) % len(q)], "k": k[np.arange(length) % len(k)]}
+
+
 @builds_on("rope_scores", "apply_rope")
 def scores_from_rope(apply_rope, q, k, base=10000.0):
     """rope_scores as the notebook asks: apply_rope(q) @ apply_rope(k).T with the same base."""
@@ -325,22 +443,31 @@ def scores_from_rope(apply_rope, q, k, base=10000.0):
     return rq @ rk.T
 
 
+@check("rope_scores", "kasus", clause="K1", title="Contoh dari bab dan kasus untuk setiap ketentuan")
+def scores_cases(g: Grader) -> None:
+    run_cases(g, "rope_scores")
+
+
 @check(
     "rope_scores",
-    "contoh-bab",
+    "toeplitz",
     clause="K1",
-    title="Contoh dari bab: q = k = [[1, 0]] * 3 (S = cos(m - n)) dan Tq = 2, Tk = 5",
+    title="Isi sama di semua posisi: skor konstan sepanjang diagonal dan S[0, 0] = q · k",
+    public=(
+        p.scores_constant_along_diagonals,
+        [(np.array([1.0, 2.0, 0.5, -1.0]), np.array([0.5, 1.0, 1.0, 1.0]), 4)],
+    ),
 )
-def scores_chapter(g: Grader) -> None:
-    for case in cases("rope_scores"):
-        g.expect("rope_scores", *case.args, atol=1e-6)
+def scores_toeplitz(g: Grader) -> None:
+    g.for_all(s.tiled_ordinary_inputs, 10, lambda ex: p.scores_constant_along_diagonals(g, *ex))
 
 
 @check(
     "rope_scores",
     "acak",
     clause="K2",
-    title="q, k (Tq ≠ Tk) dan base acak dibandingkan dengan referensi",
+    title="q (Tq, d) dan k (Tk, d) acak, Tq sama atau berbeda dari Tk, base bawaan atau lainnya, "
+    "dibandingkan dengan referensi",
 )
 def scores_random(g: Grader) -> None:
     g.for_all(
@@ -350,60 +477,29 @@ def scores_random(g: Grader) -> None:
     )
 
 
-@check(
-    "rope_scores",
-    "toeplitz",
-    clause="K1",
-    title="Isi sama di semua posisi: skor konstan sepanjang diagonal dan S[0, 0] = q · k",
-)
-def scores_toeplitz(g: Grader) -> None:
-    def body(example) -> None:
-        v, w, tq, tk, base = example
-        kw = s.base_kwargs(base)
-        shown = f"rope_scores(q = {tq} salinan {brief(v)}, k = {tk} salinan {brief(w)}" + (
-            f", base={base:g})" if kw else ")"
-        )
-        scores = as_array(
-            g.call("rope_scores", np.tile(v, (tq, 1)), np.tile(w, (tk, 1)), **kw),
-            (tq, tk),
-            f"keluaran `{shown}`",
-        )
-        if not np.allclose(scores[1:, 1:], scores[:-1, :-1], rtol=1e-6, atol=1e-6):
-            raise CheckFailed(
-                f"Keluaran {shown} tidak konstan sepanjang diagonal (S[m+1, n+1] ≠ S[m, n]): "
-                "skor RoPE harus hanya bergantung pada m - n. Putar q dan k dengan aturan yang sama.",
-                input=shown,
-            )
-        assert_close(
-            scores[0, 0],
-            float(v @ w),
-            "S[0, 0] (posisi 0 tidak diputar: harus v · w)",
-            atol=1e-6,
-            inputs=shown,
-        )
-
-    g.for_all(s.tiled_rope_inputs, 15, body)
+@check("rope_scores", "base", clause="K3", title="base selain 10000 dipakai untuk kedua rotasi")
+def scores_base(g: Grader) -> None:
+    q = np.array([[0.5, -1.0, 2.0, 0.25], [1.5, 0.75, -0.5, 1.0], [1.0, 1.0, -2.0, 0.5]])
+    g.expect("rope_scores", q, q[::-1], atol=1e-6, base=20.0)
+    g.expect("rope_scores", q[:2], q, atol=1e-6, base=2e5)
 
 
 @check(
     "rope_scores",
     "hanya-offset",
     clause="K1",
-    title="S[m, n] = q · R(n - m) k: skor hanya ditentukan oleh offset relatif n - m",
+    title="Isi sama di semua posisi, Tq dan Tk sama atau berbeda, base bawaan atau lainnya: "
+    "S[m, n] = q · R(n - m) k",
 )
 def scores_offset(g: Grader) -> None:
-    def body(example) -> None:
-        v, w, tq, tk, base = example
-        shown = f"rope_scores(q = {tq} salinan {brief(v)}, k = {tk} salinan {brief(w)}, base={base:g})"
-        scores = as_array(
-            g.call("rope_scores", np.tile(v, (tq, 1)), np.tile(w, (tk, 1)), **s.base_kwargs(base)),
-            (tq, tk),
-            f"keluaran `{shown}`",
-        )
-        offsets = np.arange(-(tq - 1), tk)
-        rotated = g.ref("apply_rope", np.tile(w, (offsets.size, 1)), offsets.astype(float), base=base)
-        by_offset = dict(zip(offsets.tolist(), rotated @ v, strict=True))
-        expected = np.array([[by_offset[n - m] for n in range(tk)] for m in range(tq)])
-        assert_close(scores, expected, "keluaran (harus v · R(n - m) w)", atol=1e-6, inputs=shown)
-
-    g.for_all(s.tiled_rope_inputs, 10, body)
+    g.for_all(
+        s.tiled_rope_inputs,
+        10,
+        lambda ex: g.expect(
+            "rope_scores",
+            np.tile(ex[0], (ex[2], 1)),
+            np.tile(ex[1], (ex[3], 1)),
+            atol=1e-6,
+            **s.base_kwargs(ex[4]),
+        ),
+    )

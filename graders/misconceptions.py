@@ -216,6 +216,26 @@ def rotation_transposed(theta):
     return np.array([[c, -s], [s, c]])
 
 
+# -- shift_encoding -------------------------------------------------------------------------
+@misconception(
+    "shift_encoding",
+    "overwritten-pair",
+    "Kedua kolom baru dihitung dari nilai lama s dan c: c' = -sin θ·s + cos θ·c memakai s yang lama, "
+    "bukan s' yang baru saja ditulis. Irisan seperti pe[..., 0::2] adalah view, jadi tulis hasilnya ke "
+    "array baru.",
+)
+def shift_overwritten_pair(pe, k, base=10000.0):
+    """Writes s' into the sine columns first, then computes c' from that new s' instead of the old s."""
+    out = np.array(pe, dtype=float)
+    d_model = out.shape[-1]
+    _validate_even(d_model)
+    theta = k * _freqs(d_model, base)
+    s, c = out[..., 0::2], out[..., 1::2]
+    s[...] = np.cos(theta) * s + np.sin(theta) * c
+    c[...] = -np.sin(theta) * s + np.cos(theta) * c
+    return out
+
+
 # -- apply_rope -------------------------------------------------------------------------------
 @misconception(
     "apply_rope",
@@ -270,6 +290,26 @@ def rope_per_column_frequency(x, positions=None, base=10000.0):
     out = np.empty_like(x)
     out[:, 0::2], out[:, 1::2] = a * np.cos(phi) - b * np.sin(phi), a * np.sin(phi) + b * np.cos(phi)
     return out
+
+
+@misconception(
+    "apply_rope",
+    "overwritten-pair",
+    "Kedua kolom baru dihitung dari nilai lama a dan b: b' = a sin φ + b cos φ memakai a yang lama, "
+    "bukan a' yang baru saja ditulis. Irisan seperti x[:, 0::2] adalah view, jadi tulis hasilnya ke "
+    "array baru.",
+)
+def rope_overwritten_pair(x, positions=None, base=10000.0):
+    """Writes a' into the even columns first, then computes b' from that new a' instead of the old a."""
+    x = np.array(x, dtype=float)
+    t, d = x.shape
+    _validate_even(d)
+    pos = np.arange(t) if positions is None else np.asarray(positions, dtype=float)
+    phi = pos[:, None] * _freqs(d, base)[None, :]
+    a, b = x[:, 0::2], x[:, 1::2]
+    a[...] = a * np.cos(phi) - b * np.sin(phi)
+    b[...] = a * np.sin(phi) + b * np.cos(phi)
+    return x
 
 
 # -- position_similarity ----------------------------------------------------------------------
