@@ -94,12 +94,6 @@ SHIFT = graded(
         "K3", "k negatif", lambda pe, k, **_: _even(np.shape(pe)[-1]) and k < 0, twin=lambda k, **_: {"k": -k}
     ),
     InputClass(
-        "K3",
-        "base diberikan",
-        lambda pe, k, base: _base_matters(base, np.shape(pe)[-1], k != 0),
-        twin=_default_base,
-    ),
-    InputClass(
         "K2",
         "pe berisi bilangan bulat",
         lambda pe, **_: np.asarray(pe).dtype.kind in "iu",
@@ -111,6 +105,12 @@ SHIFT = graded(
         "pe satu baris (d_model,)",
         lambda pe, **_: np.ndim(pe) == 1,
         twin=lambda pe, **_: {"pe": np.asarray(pe)[None, :]},
+    ),
+    InputClass(
+        "K3",
+        "base diberikan",
+        lambda pe, k, base: _base_matters(base, np.shape(pe)[-1], k != 0),
+        twin=_default_base,
     ),
 )
 
@@ -267,12 +267,6 @@ ROPE = graded(
     "apply_rope",
     InputClass("K4", "d ganjil", lambda x, **_: np.shape(x)[1] % 2 == 1),
     InputClass(
-        "K3",
-        "base diberikan",
-        lambda x, positions, base: _base_matters(base, np.shape(x)[1], _turned(x, positions)),
-        twin=_default_base,
-    ),
-    InputClass(
         "K2",
         "positions berupa list Python",
         lambda positions, **_: isinstance(positions, list),
@@ -306,6 +300,12 @@ ROPE = graded(
             and not (_fractional(positions) or _negative(positions) or _counting(x, positions))
         ),
         twin=lambda x, positions, **_: _placed(x, positions),
+    ),
+    InputClass(
+        "K3",
+        "base diberikan",
+        lambda x, positions, base: _base_matters(base, np.shape(x)[1], _turned(x, positions)),
+        twin=_default_base,
     ),
 )
 
@@ -415,13 +415,13 @@ def rope_odd(g: Grader) -> None:
 SCORES = graded(
     "rope_scores",
     InputClass(
+        "K2", "Tq ≠ Tk", lambda q, k, **_: len(q) != len(k), twin=lambda q, k, **_: _same_length(q, k)
+    ),
+    InputClass(
         "K3",
         "base diberikan",
         lambda q, k, base: _base_matters(base, np.shape(q)[1], min(len(q), len(k)) > 1),
         twin=_default_base,
-    ),
-    InputClass(
-        "K2", "Tq ≠ Tk", lambda q, k, **_: len(q) != len(k), twin=lambda q, k, **_: _same_length(q, k)
     ),
 )
 

@@ -124,12 +124,6 @@ def _largest_element(offset) -> dict:
 OFFSET_SIMILARITY = graded(
     "offset_similarity",
     InputClass(
-        "K4",
-        "base diberikan",
-        lambda offset, d_model, base: base != 10000.0,
-        twin=lambda offset, d_model, base: {"base": 10000.0},
-    ),
-    InputClass(
         "K3",
         "offset array 2-D atau lebih",
         lambda offset, d_model, base: np.ndim(offset) >= 2,
@@ -140,6 +134,12 @@ OFFSET_SIMILARITY = graded(
         "offset array 1-D",
         lambda offset, d_model, base: np.ndim(offset) == 1,
         twin=lambda offset, d_model, base: _largest_element(offset),
+    ),
+    InputClass(
+        "K4",
+        "base diberikan",
+        lambda offset, d_model, base: base != 10000.0,
+        twin=lambda offset, d_model, base: {"base": 10000.0},
     ),
     form="K2",
 )

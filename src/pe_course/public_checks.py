@@ -486,7 +486,7 @@ TWIN_PASSED = "twin-passed"  # the mistake is the narrower clause's own
 SAME_VALUES = "same-values"  # wrong on both, related as the reference's results are: the twin's mistake
 UNCLEAR = "unclear"  # an error on one or both: the twin's mistake if the clause has evidence
 DIFFERENT = "different"  # another mistake than on the twin (inconsistent, or ignoring the feature)
-MAX_TWIN_DEPTH = 3  # twin steps followed (the public cases carry as many)
+MAX_TWIN_DEPTH = 6  # twin steps followed at most
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,10 @@ from typing import Any
 
 from . import public_checks
 from .checks import Check, arguments, memberships, reference_outcome, twin_call
-from .public_checks import MAX_TWIN_DEPTH, outcome_to_data, to_data  # twins per case: as the graders
+from .public_checks import outcome_to_data, show_call, to_data
 
 PUBLIC_DIR = "public_checks"
+MAX_PUBLIC_DEPTH = 3  # twin steps a public case may need (its data nests that deep; keep public cases simple)
 ENGINE, PROPERTIES = "__init__.py", "properties.py"
 
 
@@ -40,7 +41,12 @@ def _case(suite: Any, reference: Any, fn: str, args: tuple, kwargs: dict, depth:
     classes = []
     for cls in memberships(suite.graded.get(fn), func, args, kwargs):
         entry: dict[str, Any] = {"clause": cls.clause, "class": cls.name}
-        twin = twin_call(cls, func, args, kwargs) if depth < MAX_TWIN_DEPTH else None
+        twin = twin_call(cls, func, args, kwargs)
+        if twin is not None and depth >= MAX_PUBLIC_DEPTH:
+            raise ValueError(
+                f"{fn}: a public case needs more than {MAX_PUBLIC_DEPTH} twin steps ({show_call(fn, args, kwargs)}); "
+                "give public cases fewer features at once"
+            )
         if twin is not None:
             entry["same_expected"] = cls.same_expected
             entry["twin"] = _case(suite, reference, fn, twin[0], twin[1], depth + 1)
