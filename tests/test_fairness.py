@@ -108,7 +108,9 @@ def test_dependent_is_graded_with_a_correct_upstream_in_process(suite, reference
 
 
 def test_degenerate_upstream_does_not_earn_the_dependent(suite, reference):
-    """apply_rope returning zeros and rope_scores returning zeros: rope_scores is wrong logic."""
+    """apply_rope returning zeros and rope_scores returning zeros: rope_scores is wrong logic, and the
+    stand-in's correct apply_rope earns it nothing. What it keeps is only the clause about an input form
+    it treats exactly as the ordinary one (Tq ≠ Tk, like Tq = Tk): the README's "How a score is decided"."""
     caller = InProcessCaller(
         {
             **reference,
@@ -116,7 +118,9 @@ def test_degenerate_upstream_does_not_earn_the_dependent(suite, reference):
             "rope_scores": lambda q, k, base=10000.0: np.zeros((len(q), len(k))),
         }
     )
-    assert _grade_function("rope_scores", suite, reference, caller, float("inf")).score == 0
+    cell = _grade_function("rope_scores", suite, reference, caller, float("inf"))
+    assert lost(cell) == {"K1", "K3"}, "the formula, and base that changes nothing"
+    assert cell.score == reference.contracts["rope_scores"]["K2"].points
 
 
 WRONG_ROPE = """

@@ -169,6 +169,8 @@ def load_suite(graders_dir: Path) -> GraderSuite:
                 misconceptions.setdefault(m.function, []).append(m)
     for found in checks.values():
         found.sort(key=lambda c: c.run.__code__.co_firstlineno)
+    for fn in checks:  # a function without a declaration: no narrower classes, no form clause
+        graded.setdefault(fn, Graded(fn))
     for comp in compositions.values():  # a misconception carried into the functions built on it
         carried = [comp.carry(m) for m in misconceptions.get(comp.upstream, []) if m.carried_from is None]
         misconceptions.setdefault(comp.function, []).extend(carried)
