@@ -199,3 +199,71 @@ def test_upstream_functions_are_graded_before_the_functions_built_on_them(suite)
         notebook = next(nb for nb, fns in suite.notebooks.items() if comp.function in fns)
         order = suite.notebooks[notebook]
         assert comp.upstream in order and order.index(comp.upstream) < order.index(comp.function)
+
+
+@pytest.mark.parametrize("fn", sorted(FUNCTIONS))
+def test_every_twin_is_inside_the_contract_and_a_same_result_twin_gets_the_same_result(
+    fn, suite, reference, drawn_far
+):
+    """A twin is the nearest input without one feature: it must itself be a valid input, and where the
+    graders say the reference gives it the same result, it does (or the charging rule would misjudge)."""
+    from pe_course.checks import twin_call
+    from pe_course.public_checks import close_enough
+
+    func, graded, checked = reference[fn], suite.graded[fn], 0
+    for f, args, kwargs in drawn_far[fn]:
+        if f != fn:
+            continue
+        for cls in memberships(graded, func, args, kwargs):
+            twin = twin_call(cls, func, args, kwargs)
+            if twin is None:
+                continue
+            checked += 1
+            assert suite.domains[fn](*twin[0], **twin[1]) is None, (
+                f"{fn} {cls.name}: twin outside the contract"
+            )
+            if cls.same_expected:
+                a, b = (
+                    checks_module.reference_outcome(func, args, kwargs),
+                    checks_module.reference_outcome(func, *twin),
+                )
+                assert a.kind == b.kind and (not a.ok or close_enough(a.value, b.value)), (
+                    f"{fn} {cls.name}: the twin's result differs although declared the same"
+                )
+    assert checked or not graded.classes, f"{fn}: no twin was ever made"
+
+
+def test_public_properties_call_only_ordinary_inputs_or_their_own_clauses(suite, reference):
+    """The public check charges any failure inside a property to the property's clause, as the graders
+    do for a property that does not hold: so a public property calls only ordinary inputs (K1's) or
+    inputs of its own clause's classes."""
+    from pe_course.public_checks import from_data
+    from pe_course.publish import spec_of
+
+    class Recorder:
+        def __init__(self, fn):
+            self.fn, self.calls = fn, []
+
+        def call(self, fn, *args, **kwargs):
+            assert fn == self.fn
+            self.calls.append((args, kwargs))
+            return reference[fn](*args, **kwargs)
+
+        array = staticmethod(checks_module.as_array)
+        close = staticmethod(checks_module.assert_close)
+
+        @staticmethod
+        def fail(message, input=""):
+            raise AssertionError(message)
+
+    properties = suite.module("properties")
+    for fn in FUNCTIONS:
+        for entry in spec_of(suite, reference, fn)["properties"]:
+            recorder = Recorder(fn)
+            getattr(properties, entry["property"])(recorder, *(from_data(a) for a in entry["args"]))
+            assert recorder.calls, f"{fn} {entry['property']}: the property calls nothing"
+            for args, kwargs in recorder.calls:
+                found = memberships(suite.graded[fn], reference[fn], args, kwargs)
+                assert not found or found[0].clause == entry["clause"], (
+                    f"{fn} {entry['property']} ({entry['clause']}): calls an input of {[c.name for c in found]}"
+                )
