@@ -631,7 +631,18 @@ def pe_rows_as_lists(length, d_model, base=10000.0):
     return rows
 
 
+def pe_rejects_two_columns(length, d_model, base=10000.0):
+    """``d_model < 4`` in the check (meant: not positive): its own ValueError for the valid d_model = 2."""
+    if d_model < 4 or d_model % 2 or length < 0:
+        raise ValueError(f"d_model harus genap dan positif, didapat {d_model}")
+    angles = np.arange(length)[:, None] * (base ** (-np.arange(0, d_model, 2) / d_model))[None, :]
+    pe = np.zeros((length, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles)
+    return pe
+
+
 FLAWED_SINUSOIDAL = [
+    ("positional_encoding", pe_rejects_two_columns, {"K4"}),
     ("frequencies", freq_base_hardcoded, {"K2"}),
     ("frequencies", freq_returns_list, {"K1"}),
     ("frequencies", freq_floor_division, {"K1"}),

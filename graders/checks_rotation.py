@@ -112,6 +112,7 @@ SHIFT = graded(
         lambda pe, k, base: _base_matters(base, np.shape(pe)[-1], k != 0),
         twin=_default_base,
     ),
+    raises=("K4", "ValueError"),
 )
 
 
@@ -307,6 +308,7 @@ ROPE = graded(
         lambda x, positions, base: _base_matters(base, np.shape(x)[1], _turned(x, positions)),
         twin=_default_base,
     ),
+    raises=("K4", "ValueError"),
 )
 
 

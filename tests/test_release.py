@@ -423,7 +423,7 @@ def test_release_executes_with_only_not_implemented_errors(executed_release, nam
         if "setup" in c.get("metadata", {}).get("tags", []):
             assert errors[gid(c)] == [], f"{name} {gid(c)}: a setup cell fails"
     for fn in solution_functions(nb):
-        assert [e.ename for e in errors[f"test_{fn}"]] == ["AssertionError"], (
+        assert [e.ename for e in errors[f"test_{fn}"]] == ["PublicCheckFailed"], (
             f"{name} test_{fn}: the public check should fail on the stub of {fn}"
         )
 
@@ -439,8 +439,12 @@ def test_with_the_stubs_every_public_check_fails_every_clause_with_its_message(
         c = next(c for c in nb.cells if gid(c) == f"test_{fn}")
         out = "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
         for clause in reference.contracts[fn].values():
-            assert f"[gagal] {clause.id} (0/{clause.points:g} poin)" in out, (name, fn, out)
-        assert "[lolos]" not in out and "belum diimplementasikan" in out, out
+            assert f"[gagal] {clause.id} (0/{clause.points:g} poin): {plain(clause.text)}" in out, (
+                name,
+                fn,
+                out,
+            )
+        assert "[lolos]" not in out and f"{fn} belum ditulis" in out, out
         error = next(o for o in c.outputs if o.output_type == "error")
         assert f"`{fn}`: ketentuan " in error.evalue and "belum terpenuhi" in error.evalue
 

@@ -80,7 +80,7 @@ def test_stub_scores_zero(fn, suite, reference):
 
     cell = grade(fn, suite, reference, stub)
     assert cell.score == 0 and cell.status == "error"
-    assert all("belum diimplementasikan" in c.message for c in cell.clauses)
+    assert all("belum ditulis" in c.message for c in cell.clauses)
     assert lost_publicly(fn, stub) == lost(cell) == {c.clause for c in cell.clauses}
 
 

@@ -48,6 +48,7 @@ from .public_checks import (
     Failure,
     Membership,
     Outcome,
+    RaiseWatch,
     Step,
     as_array,
     assert_close,
@@ -56,15 +57,13 @@ from .public_checks import (
     evidence_for,
     judge,
     no_value,
-    raise_clause_charge,
-    raised_on_valid,
     resolve,
+    settle,
     show_call,
     to_data,
     trace,
     unproven_form,
     verdicts,
-    why,
 )
 
 __all__ = [
@@ -379,11 +378,15 @@ class Grader:
     found: dict[str, list[str]] = field(default_factory=dict)  # check name -> the failures it found
     form_seen: bool = False  # a result of the promised form came back at least once
     public_calls: frozenset[str] = frozenset()  # call_key() of the public cases (and their twins)
+    watch: RaiseWatch = field(default_factory=RaiseWatch)
     first_no_value: CheckFailed | None = None
     _seen: list[str] | None = None  # inside for_all: the clauses this example's failures go to
     _dry: bool = False  # while shrinking: failures are only looked at, not recorded
     _only: str | None = None  # record only failures charged to this clause
     _outcomes: dict[str, Outcome] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.watch = RaiseWatch(self.graded.raises if self.graded else None)
 
     # -- calling -----------------------------------------------------------------------------
     def ref(self, fn: str, *args: Any, **kwargs: Any) -> Any:
@@ -430,23 +433,20 @@ class Grader:
         expected = reference_outcome(self.reference[fn], args, kwargs)
         outcome = self.outcome(fn, *args, **kwargs)
         failures = self._judge(fn, args, kwargs, outcome, expected, rtol, atol, what)
+        if self.graded is not None and fn == self.graded.function and not self._dry:
+            self.watch.saw(outcome, expected)
         if outcome.ok and expected.ok and not any(f.kind == "form" for f in failures):
             self.form_seen = self.form_seen or call_key(fn, args, kwargs) not in self.public_calls
         if not failures:
             self._evidence(fn, args, kwargs)
             return outcome.value if outcome.ok else None
         size = size_of((args, kwargs))
-        if self.graded is not None and fn == self.graded.function:
-            found = [Membership(c.clause) for c in memberships(self.graded, self.reference[fn], args, kwargs)]
-            extra = raise_clause_charge(self.graded.raises, found, outcome, expected)
-            if extra:
-                self._charge(extra, raised_on_valid(fn, outcome, args, kwargs), size, own=False)
         for exc in failures:
             if exc.kind == "form":
                 self._charge(self.graded.form if self.graded and self.graded.form else self._base, exc, size)
             else:
                 if exc.kind == "no-value" and self.first_no_value is None:
-                    self.first_no_value = exc
+                    self.first_no_value = CheckFailed(str(exc), input=exc.input, obtained=exc.obtained)
                 self._defer(self._steps(fn, args, kwargs, outcome, rtol, atol), exc, size)
         return None
 
@@ -607,23 +607,7 @@ class Grader:
 
     def verdicts(self, clauses: Mapping[str, Clause]) -> list[ClauseVerdict]:
         """Every clause's verdict, once all checks have run (the evidence is complete then)."""
-        for steps, exc, name, size in self._pending:
-            reason = why(steps, self.evidence, self._base)
-            if reason:
-                exc.args = (f"{str(exc).rstrip('.')}. {reason}",)
-            clause = resolve(steps, self.evidence, self._base)
-            self.failures.append(
-                Failure(
-                    clause,
-                    str(exc),
-                    name,
-                    exc.input,
-                    exc.expected,
-                    exc.obtained,
-                    size,
-                    clause == (steps[0].clause if steps else self._base),
-                )
-            )
+        self.failures += settle(self._pending, self.evidence, self._base, self.watch)
         self._pending = []
         form = self.graded.form if self.graded else None
         return verdicts(

@@ -48,7 +48,7 @@ def cell_markdown(cell: CellResult) -> str:
         lines += [intro, ""]
     for c in cell.clauses:
         message = c.message or ("Gagal." if not c.passed else "")
-        lines += clause_lines(c.clause, c.text, c.points, c.max_points, message)
+        lines += clause_lines(c.clause, c.text, c.points, c.max_points, message, c.note)
     for m in cell.misconceptions:
         lines += ["", f"💡 **Kemungkinan miskonsepsi `{m['id']}`:** {m['hint']}"]
     return "\n".join(lines)

@@ -120,6 +120,7 @@ class ClauseResult:
     expected: str = ""
     obtained: str = ""
     checks: list[str] = field(default_factory=list)  # the checks whose failures were charged here
+    note: str = ""  # passed, but its own inputs failed as another clause's mistake (look again later)
 
 
 @dataclass
@@ -362,7 +363,7 @@ def _cell_from_dict(data: Any) -> CellResult | None:
     )
 
 
-_CLAUSE_TEXTS = ("message", "input", "expected", "obtained")
+_CLAUSE_TEXTS = ("message", "input", "expected", "obtained", "note")
 
 
 def _clause_from_dict(data: Any) -> ClauseResult | None:

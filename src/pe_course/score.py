@@ -268,6 +268,7 @@ def _grade_function(
                 v.passed,
                 *((f.message, f.input, f.expected, f.obtained) if f else ("", "", "", "")),
                 checks=v.checks,
+                note=v.note,
             )
         )
     cell.score = round(sum(c.points for c in cell.clauses), 6)

@@ -166,30 +166,6 @@ def offset_equals_pe_dot(c, pe, offsets) -> None:
             )
 
 
-def _one_number(value):
-    """A result that holds exactly one number, as a float (None otherwise)."""
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        return None
-    return float(arr.reshape(-1)[0]) if arr.size == 1 else None
-
-
-def offset_array_elementwise(c, offset, d_model) -> None:
-    """An array offset gives an array of its shape, element by element offset_similarity of that element."""
-    shown = f"offset_similarity(np.array({offset.tolist()}), {d_model})"
-    out = c.array(c.call("offset_similarity", offset, d_model), offset.shape, f"keluaran `{shown}`")
-    for index, o in np.ndenumerate(offset):
-        single = _one_number(c.call("offset_similarity", int(o), d_model))
-        if single is not None:  # a scalar offset's own result is judged by K1 and K2
-            c.close(
-                out[index],
-                single,
-                f"elemen {index} keluaran (harus sama dengan offset_similarity({int(o)}, {d_model}))",
-                inputs=shown,
-            )
-
-
 def attention_permutation_equivariant(c, x, perm) -> None:
     """Without positions, permuting the tokens permutes the output: self_attention(x[perm]) = self_attention(x)[perm]."""
     perm = np.asarray(perm, dtype=np.int64)
