@@ -413,10 +413,9 @@ def test_release_executes_with_only_not_implemented_errors(executed_release, nam
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(c.execution_count for c in code), f"{name}: not every code cell ran"
     errors = {gid(c): [o for o in c.outputs if o.output_type == "error"] for c in code}
+    expected = {"NotImplementedError", "PublicCheckFailed"}  # the stubs; the public checks failing on them
     other = {
-        g: [e.ename for e in errs]
-        for g, errs in errors.items()
-        if any(e.ename != "NotImplementedError" for e in errs)
+        g: [e.ename for e in errs] for g, errs in errors.items() if any(e.ename not in expected for e in errs)
     }
     assert other == {}, f"{name}: cells failing for another reason than the stubs: {other}"
     for c in code:
@@ -434,6 +433,8 @@ def test_with_the_stubs_every_public_check_fails_every_clause_with_its_message(
     executed_release, name, reference
 ):
     """What a student sees before writing anything: every clause failed, and why."""
+    from pe_course.public_checks import plain
+
     nb = executed_release[name]
     for fn in solution_functions(nb):
         c = next(c for c in nb.cells if gid(c) == f"test_{fn}")
@@ -446,7 +447,8 @@ def test_with_the_stubs_every_public_check_fails_every_clause_with_its_message(
             )
         assert "[lolos]" not in out and f"{fn} belum ditulis" in out, out
         error = next(o for o in c.outputs if o.output_type == "error")
-        assert f"`{fn}`: ketentuan " in error.evalue and "belum terpenuhi" in error.evalue
+        assert f"{fn}: ketentuan " in error.evalue and "belum terpenuhi" in error.evalue
+        assert error.traceback == [f"PublicCheckFailed: {error.evalue}"], "no traceback into public_checks"
 
 
 @pytest.mark.slow

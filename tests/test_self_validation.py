@@ -32,10 +32,10 @@ CATALOGUE_IDS = {
         "inverted-frequency",
     },
     "rotation_matrix": {"rotation-transposed"},
-    "apply_rope": {"rope-rotate-half", "rope-wrong-direction", "freq-per-column"},
-    # carried over from the function they build on (graders declare it with @builds_on)
-    "shift_encoding": {"rotation-transposed"},
-    "rope_scores": {"rope-rotate-half", "rope-wrong-direction", "freq-per-column"},
+    "apply_rope": {"rope-rotate-half", "rope-wrong-direction", "freq-per-column", "overwritten-pair"},
+    # carried over from the function they build on (graders declare it with @builds_on), and their own
+    "shift_encoding": {"rotation-transposed", "overwritten-pair"},
+    "rope_scores": {"rope-rotate-half", "rope-wrong-direction", "freq-per-column", "overwritten-pair"},
     "position_similarity": {"dot-not-cosine"},
     "offset_similarity": {"sin-not-cos"},
     "self_attention": {"no-sqrt-scaling", "softmax-wrong-axis", "unstable-softmax"},
