@@ -35,7 +35,7 @@ NB = "01_embedding"
 EMBED_MAX = 3.0
 LIMITS = Limits(call_timeout=3.0, load_timeout=60.0)
 
-# Correct except for the T > block_size check: earns 2.5 of 3 (see test_baseline_wrong_embed).
+# Correct except for the T > block_size check: earns 2.25 of 3, K4 lost (see test_baseline_wrong_embed).
 WRONG_EMBED = """import numpy as np
 
 
@@ -90,7 +90,7 @@ def baseline(grade) -> dict[str, float]:
 
 
 def test_baseline_wrong_embed(baseline):
-    assert baseline == {"test_embed": 2.5, "test_one_hot": 1.0, "test_embed_backward": 3.0}
+    assert baseline == {"test_embed": 2.25, "test_one_hot": 1.0, "test_embed_backward": 3.0}
 
 
 def assert_no_gain(result, baseline, others_full: bool = True) -> None:
@@ -764,7 +764,7 @@ def test_autograde_gradebook_equals_graders(autograded, student):
 def test_autograde_hostile_students_earn_nothing_extra(autograded):
     course = autograded["course"]
     base = _gradebook(course, "h0_wrong")
-    assert base == {"test_embed": 2.5, "test_one_hot": 1.0, "test_embed_backward": 3.0}
+    assert base == {"test_embed": 2.25, "test_one_hot": 1.0, "test_embed_backward": 3.0}
     for student in ("h1_outputs", "h2_files", "h3_timeout", "h4_crash"):
         got = _gradebook(course, student)
         assert got["test_embed"] <= base["test_embed"], (student, got)
@@ -812,7 +812,7 @@ def test_autograde_next_students_unaffected(autograded):
         "test_embed_backward": 3.0,
     }
     assert _gradebook(course, "y_next") == {
-        "test_embed": 2.5,
+        "test_embed": 2.25,
         "test_one_hot": 0.0,
         "test_embed_backward": 3.0,
     }
@@ -827,9 +827,9 @@ def test_autograde_student_outputs_are_not_scores(autograded):
     )
     test_cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_embed")
     results = [o for o in test_cell.outputs if o.output_type == "execute_result"]
-    assert [o.data["text/plain"] for o in results] == ["2.5"]
+    assert [o.data["text/plain"] for o in results] == ["2.25"]
     assert test_cell.source.strip() != "3.0"
-    assert _gradebook(course, "h1_outputs")["test_embed"] == 2.5
+    assert _gradebook(course, "h1_outputs")["test_embed"] == 2.25
     # the student's own execute_results were turned into display data: only grade cells carry one
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("grade"):

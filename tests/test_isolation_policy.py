@@ -133,7 +133,7 @@ def test_the_opt_in_grades_says_so_everywhere_and_keeps_the_machine_safe(course_
         assert re.search(rf"│ {student} .*│ NOT ISOLATED", out), out  # its line of the summary's table
     scores = course_copy.scores()
     assert scores[("ani", "01_embedding", "test_embed")] == 3.0
-    assert scores[("eve", "01_embedding", "test_embed")] == 2.5  # the wrong embed's own score: no theft
+    assert scores[("eve", "01_embedding", "test_embed")] == 2.25  # the wrong embed's own score: no theft
     # persistence: nothing in the Python installation, the course or /tmp
     dirs = {*site.getsitepackages(), sysconfig.get_paths()["purelib"], sysconfig.get_paths()["stdlib"]}
     for d in map(Path, dirs):
