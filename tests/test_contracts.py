@@ -267,3 +267,35 @@ def test_public_properties_call_only_ordinary_inputs_or_their_own_clauses(suite,
                 assert not found or found[0].clause == entry["clause"], (
                     f"{fn} {entry['property']} ({entry['clause']}): calls an input of {[c.name for c in found]}"
                 )
+
+
+DRAW_DIGEST = """
+import hashlib, json, sys
+from pathlib import Path
+if sys.argv[1] == "many":
+    import pe_course.cli, pe_course.demo, pe_course.report.render  # other local modules loaded first
+from pe_course.checks import draw
+from pe_course.public_checks import to_data
+from pe_course.score import load_suite
+strategies = load_suite(Path(sys.argv[2])).module("strategies")
+drawn = [to_data(list(draw(getattr(strategies, name), 30))) for name in ("embed_inputs", "pe_inputs", "rope_inputs")]
+print(hashlib.sha1(json.dumps(drawn).encode()).hexdigest())
+"""
+
+
+def test_the_graders_draw_the_same_inputs_whatever_else_is_loaded():
+    """A re-grade, a Dask worker installed from a wheel and a local round draw the same inputs:
+    Hypothesis's habit of drawing constants from the loaded "local" modules is switched off."""
+    import subprocess
+    import sys
+
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", DRAW_DIGEST, which, str(REPO / "graders")],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for which in ("few", "many")
+    }
+    assert len(digests) == 1, digests

@@ -244,11 +244,37 @@ def _hypothesis_settings(n: int, phases: tuple[str, ...]):
     )
 
 
+@contextlib.contextmanager
+def _same_draws_everywhere() -> Iterator[None]:
+    """Hypothesis (6.1xx) sometimes draws numbers and strings found in the "local" modules loaded so
+    far: which ones depends on the import order and on whether this package is installed editable or
+    from a wheel (on a Dask worker). Drawing without them, the graders' inputs are the same on every
+    machine and in every process."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover (another Hypothesis layout: nothing to switch off)
+        yield
+        return
+    original = getattr(providers, "_get_local_constants", None)
+    if original is None:  # pragma: no cover
+        yield
+        return
+    empty = providers.Constants()
+    providers._get_local_constants = lambda: empty
+    providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = original
+        providers.CONSTANTS_CACHE.cache.clear()
+
+
 @functools.cache
 def draw(strategy_factory: Callable[[], Any], n: int) -> tuple:
     """``n`` deterministic examples of a hypothesis strategy (cached per process).
 
-    Derandomized and database-free, so a re-grade sees exactly the same inputs.
+    Derandomized, database-free and independent of what else is loaded, so a re-grade sees exactly
+    the same inputs, on any machine.
     """
     from hypothesis import given
 
@@ -260,7 +286,8 @@ def draw(strategy_factory: Callable[[], Any], n: int) -> tuple:
         if len(out) < n:
             out.append(example)
 
-    collect()
+    with _same_draws_everywhere():
+        collect()
     return tuple(out)
 
 
@@ -641,8 +668,9 @@ def _shrink(
         return seen[key]
 
     try:
-        return find(
-            strategy_factory(), predicate, settings=_hypothesis_settings(budget, ("generate", "shrink"))
-        )
+        with _same_draws_everywhere():
+            return find(
+                strategy_factory(), predicate, settings=_hypothesis_settings(budget, ("generate", "shrink"))
+            )
     except (NoSuchExample, HypothesisException):
         return None

@@ -242,9 +242,23 @@ def _is_real_scalar(value: Any) -> bool:
     return isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iuf"
 
 
+def _plain(value: Any, depth: int = 0) -> bool:
+    """Made of plain numbers only: exact ``int``/``float``/NumPy numbers, exact ``np.ndarray`` of numbers,
+    exact lists and tuples of those (no subclass, nothing with its own ``__eq__`` or ``__array__``)."""
+    if depth > 8:
+        return False
+    if type(value) in (int, float) or (isinstance(value, np.generic) and type(value).__module__ == "numpy"):
+        return np.asarray(value).dtype.kind in "iuf"
+    if type(value) is np.ndarray:
+        return value.dtype.kind in "iuf"
+    if type(value) in (list, tuple):
+        return all(_plain(v, depth + 1) for v in value)
+    return False
+
+
 def _numbers(value: Any) -> np.ndarray | None:
-    """``value`` as a float array, or None when it is not made of plain numbers."""
-    if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype.kind == "b"):
+    """``value`` as a float array, or None when it is not made of plain numbers (see :func:`_plain`)."""
+    if not _plain(value):
         return None
     try:
         arr = np.asarray(value)
@@ -270,7 +284,7 @@ def _shape(value: Any) -> Any:
 def form_problem(actual: Any, expected: Any, shape: bool = False) -> str | None:
     """How ``actual``'s form differs from ``expected``'s (container, and shape when ``shape``), or None."""
     if isinstance(expected, tuple):
-        if not isinstance(actual, tuple) or len(actual) != len(expected):
+        if type(actual) is not tuple or len(actual) != len(expected):
             return f"harus berupa tuple berisi {len(expected)} nilai, tetapi didapat {_kind(actual)}"
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
             problem = form_problem(a, e, shape)
@@ -309,7 +323,7 @@ def assert_close(
         return CheckFailed(message, input=inputs or "", expected=brief(expected), obtained=brief(actual))
 
     if isinstance(expected, tuple):
-        if not isinstance(actual, (tuple, list)) or len(actual) != len(expected):
+        if type(actual) not in (tuple, list) or len(actual) != len(expected):
             raise fail(
                 f"{subject} harus berisi {len(expected)} nilai{where}, tetapi didapat {_kind(actual)}."
             )
