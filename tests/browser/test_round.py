@@ -114,17 +114,23 @@ def test_student_fetches_works_validates_and_submits(world: World, page: Page, s
     expect(page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current")).to_contain_text("02_sinusoidal")
     expect(lab.cell_with(page, "def frequencies(")).to_be_visible(timeout=60_000)
     lab.run_all(page)
-    stub_error = lab.cell_with(page, "w = frequencies(8)", ".jp-CodeCell").locator(".jp-OutputArea-output")
-    expect(stub_error).to_contain_text("NotImplementedError", timeout=120_000)
-    expect(stub_error).to_contain_text("Fungsi ini belum Anda tulis")  # what to do, in Indonesian
+    stub_error = lab.cell_with(page, 'check_function("frequencies", frequencies)', ".jp-CodeCell").locator(
+        ".jp-OutputArea-output"
+    )
+    expect(stub_error.first).to_contain_text("frequencies belum ditulis", timeout=120_000)  # what to do
+    expect(stub_error.first).to_contain_text("[gagal] K1")  # every clause, failed
+    expect(stub_error.last).to_contain_text("PublicCheckFailed")
+    expect(stub_error.last).not_to_contain_text(
+        "Traceback"
+    )  # the message only, no traceback into public_checks
     lab.wait_idle(page)
-    stub_error.scroll_into_view_if_needed()
+    stub_error.first.scroll_into_view_if_needed()
     lab.settle(page)
     shots(page, "stub-error")
 
     page.locator(f"{lab.NOTEBOOK} jp-button.validate-button").click()
     expect(page.locator(".nbgrader-ErrorDialog")).to_have_count(1, timeout=120_000)
-    expect(page.locator(".nbgrader-ErrorDialog")).to_contain_text("NotImplementedError")
+    expect(page.locator(".nbgrader-ErrorDialog")).to_contain_text("belum terpenuhi pada kasus publik")
     shots(page, "validate-failed")
     lab.close_dialog(page, "Error")
 
@@ -145,8 +151,10 @@ def test_student_fetches_works_validates_and_submits(world: World, page: Page, s
     lab.run_all(page)
     lab.wait_idle(page)
     for function in ("frequencies", "positional_encoding"):
-        passed = lab.cell_with(page, f"Semua pemeriksaan contoh untuk {function} lolos")
-        expect(passed).to_be_visible()
+        check = lab.cell_with(page, f'check_function("{function}", {function})', ".jp-CodeCell")
+        expect(check.locator(".jp-OutputArea-output").first).to_contain_text(
+            "Semua ketentuan lolos pada kasus publik"
+        )
     expect(
         page.locator(f"{lab.NOTEBOOK} .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
     ).to_have_count(0)
