@@ -113,7 +113,7 @@ SLOW_EMBED = "import time\ntime.sleep(8)\n"  # a top-level cell that keeps a wor
 def test_interrupting_a_round_stops_everything_and_the_next_run_goes_on(course_copy, how, tmp_path):
     import tempfile
 
-    from pe_course.batch import grade_round
+    from pe_course.grading_round import grade_round
 
     for student in ("ani", "budi", "citra", "dewi"):
         nb = reference_nb("01_embedding")
