@@ -278,7 +278,8 @@ def cmd_report(args) -> int:
 
 def cmd_export(args) -> int:
     """Grades and feedback back to an LMS: one grades file and one feedback zip to upload."""
-    from .lms.grades import SOURCE_HELP, UPLOADS, ExportError, export
+    from .lms.grades import ExportError
+    from .lms.upload import SOURCE_HELP, UPLOADS, export
 
     course = Course.here(args.course)
     if not _assignment_ready(args, course):
