@@ -14,14 +14,41 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-class _State:
-    depth = 0  # deferred() blocks in progress (main thread)
-    held = 0  # a signal that arrived inside one
+class SignalHold:
+    """A block during which a signal waits: ``with hold:`` (nested blocks count as one). A handler asks
+    :meth:`keep` first; the signal kept is passed to ``act`` when the outermost block ends."""
+
+    def __init__(self, act: Callable[[int], None]) -> None:
+        self.act = act
+        self.depth = 0  # blocks in progress
+        self.held = 0  # the signal that arrived inside one
+
+    def __enter__(self) -> None:
+        self.depth += 1
+
+    def __exit__(self, *exc) -> None:
+        self.depth -= 1
+        if not self.depth and self.held:
+            signum, self.held = self.held, 0
+            self.act(signum)
+
+    def keep(self, signum: int) -> bool:
+        """In a signal handler: whether a block is in progress (the signal then waits for its end)."""
+        if self.depth:
+            self.held = signum
+        return bool(self.depth)
+
+
+def _raise_keyboard_interrupt(signum: int) -> None:
+    raise KeyboardInterrupt
+
+
+_HOLD = SignalHold(_raise_keyboard_interrupt)
 
 
 def catch_signals() -> None:
@@ -32,24 +59,11 @@ def catch_signals() -> None:
 
 
 def _on_signal(signum, frame) -> None:
-    if _State.depth:
-        _State.held = signum
-        return
-    raise KeyboardInterrupt
+    if not _HOLD.keep(signum):
+        _raise_keyboard_interrupt(signum)
 
 
-@contextlib.contextmanager
-def deferred() -> Iterator[None]:
+def deferred() -> contextlib.AbstractContextManager[None]:
     """A signal caught by :func:`catch_signals` inside this block raises when the block ends. Only
     the main thread is ever interrupted, so elsewhere this does nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    _State.depth += 1
-    try:
-        yield
-    finally:
-        _State.depth -= 1
-        if not _State.depth and _State.held:
-            _State.held = 0
-            raise KeyboardInterrupt
+    return _HOLD if threading.current_thread() is threading.main_thread() else contextlib.nullcontext()

@@ -22,9 +22,11 @@ import contextlib
 import os
 import signal
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from ..interruption import SignalHold
 
 PREFIX = "pe-sandbox-"  # scratch directories and resource groups: pe-sandbox-<pid>-<random>
 
@@ -39,8 +41,6 @@ class _Live:
 
     def __init__(self) -> None:
         self.ends: tuple[dict[Any, Callable[[], None]], ...] = ({}, {}, {})  # by PROCESS, GROUP, SCRATCH
-        self.creating = 0  # depth of creating() sections in progress
-        self.held = 0  # a stop signal that arrived inside one (its number)
 
 
 _LIVE = _Live()
@@ -51,16 +51,9 @@ def name_prefix() -> str:
     return f"{PREFIX}{os.getpid()}-"
 
 
-@contextlib.contextmanager
-def creating() -> Iterator[None]:
+def creating() -> SignalHold:
     """Make something and :func:`add` it inside this block: a stop signal waits until the block ends."""
-    _LIVE.creating += 1
-    try:
-        yield
-    finally:
-        _LIVE.creating -= 1
-        if not _LIVE.creating and _LIVE.held:
-            _stop(_LIVE.held)
+    return _HOLD
 
 
 def add(thing: Any, end: Callable[[], None], kind: int) -> None:
@@ -101,15 +94,16 @@ def stop_on_signal(*signums: int) -> None:
 def _on_signal(signum, frame) -> None:
     for other in (signal.SIGTERM, signal.SIGINT):
         signal.signal(other, signal.SIG_IGN)
-    if _LIVE.creating:
-        _LIVE.held = signum  # creating() ends everything once the new thing is registered
-        return
-    _stop(signum)
+    if not _HOLD.keep(signum):  # else creating() ends everything once the new thing is registered
+        _stop(signum)
 
 
 def _stop(signum: int) -> None:
     end_all()
     os._exit(128 + signum)
+
+
+_HOLD = SignalHold(_stop)
 
 
 def leftovers_of(pid: int, tmp: str | None = None) -> list[Path]:
