@@ -11,7 +11,7 @@ The baseline is stock nbgrader in a copy of the course with a stock ``nbgrader_c
 stubs, ``Execute.timeout = 30``, rubrics allowed outside task cells): ``nbgrader autograde --force``
 then ``nbgrader generate_feedback --force``, serial, the source notebooks' hidden asserts run in the
 student's kernel, no sandbox. Ours is ``pe-course grade --force --jobs 2`` (sandbox, hidden graders,
-each student's feedback right after their grades, on the same workers) on a copy with this
+each student's feedback made by the worker that grades them) on a copy with this
 repository's ``nbgrader_config.py``. Both see the same submissions, one after the other.
 
 Run it on an otherwise idle machine: ours keeps every core busy, so other load slows it more than the
@@ -52,8 +52,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from pe_course import demo  # noqa: E402
-from pe_course.batch import grade_round  # noqa: E402
 from pe_course.course import Course  # noqa: E402
+from pe_course.grading_round import grade_round  # noqa: E402
 
 warnings.filterwarnings("ignore", module="nbformat")  # the mangled students' duplicated cell ids
 

@@ -14,7 +14,8 @@ import pytest
 from conftest import reference_nb, release_nb, with_code
 from sqlalchemy import text
 
-from pe_course.batch import build_template, grade_round
+from pe_course.grading_round import grade_round
+from pe_course.grading_task import build_template
 from pe_course.resume import GradeState
 
 pytestmark = pytest.mark.slow

@@ -26,7 +26,7 @@ from conftest import (
     with_code,
 )
 
-from pe_course.batch import grade_round
+from pe_course.grading_round import grade_round
 from pe_course.resume import GradeState
 
 pytest.importorskip("distributed")
@@ -171,7 +171,7 @@ def class_course(course_copy) -> CourseCopy:
 
 
 def _connect(cluster: LocalCluster, workers: int):
-    from pe_course.cluster import connect
+    from pe_course.runners.dask_cluster import connect
 
     client = connect(cluster.address)
     cluster.wait_for_workers(client, workers)
@@ -332,8 +332,8 @@ def test_the_bundle_holds_only_what_a_worker_needs(class_course, tmp_path):
     import io
     import tarfile
 
-    from pe_course.batch import build_template
-    from pe_course.cluster import course_bundle
+    from pe_course.grading_task import build_template
+    from pe_course.runners.bundle import course_bundle
 
     (class_course.root / ".pe-course").mkdir(exist_ok=True)
     bundle = course_bundle(class_course.course, build_template(class_course.course, tmp_path / "template.db"))
@@ -346,7 +346,8 @@ def test_the_bundle_holds_only_what_a_worker_needs(class_course, tmp_path):
 
 
 def test_a_worker_with_other_code_refuses_the_task(class_course):
-    from pe_course.cluster import grade_remote, submission_archive
+    from pe_course.runners.bundle import submission_archive
+    from pe_course.runners.dask_worker import grade_remote
 
     result = grade_remote(
         b"",

@@ -342,7 +342,7 @@ def test_export_on_a_real_gradebook_without_an_intake_names_what_it_cannot_send(
     from nbgrader.api import Gradebook
 
     from pe_course.course import Course
-    from pe_course.lms.grades import export
+    from pe_course.lms.upload import export
 
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n", encoding="utf-8")
     with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}", course_id="default_course") as gb:

@@ -12,7 +12,7 @@ import sqlite3
 import pytest
 from synthetic import prototype, synthetic
 
-from pe_course.batch import RoundSummary, finish, settle
+from pe_course.grading_round import RoundSummary, finish, settle
 from pe_course.resume import GradeState
 from pe_course.writer import GradebookWriter
 

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from .course import ASSIGNMENT, Course
-
-console = Console(highlight=False)
+from .interruption import catch_signals
+from .terminal import console, isolation_line, progress
 
 
 def cmd_release(args) -> int:
@@ -72,7 +70,7 @@ def cmd_build(args) -> int:
     from .selfcheck import run_selfcheck
 
     course = Course.here(args.course)
-    line = _isolation_line(False, trusted="reference solutions, stubs and misconceptions")
+    line = isolation_line(False, trusted="reference solutions, stubs and misconceptions")
     assert line is not None  # the project's own code may run without bubblewrap
     console.print(line)
     sandbox = Sandbox(unisolated=True)  # bubblewrap when it works (the line above says which)
@@ -94,107 +92,23 @@ def cmd_build(args) -> int:
     return 0
 
 
-def _progress():
-    """The progress display of long commands: bar, done/total, failures, elapsed time, ETA."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("[red]{task.fields[failed]} failed"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=console,
-    )
-
-
 def _opted_in(course: Course) -> bool:
     from .sandbox.policy import unisolated_allowed
 
     return unisolated_allowed(course.config())
 
 
-def run_grading(
-    course: Course, students=None, jobs: int = 2, force: bool = False, cluster=None, unisolated: bool = False
-):
-    """Grade with live progress bars, each student's feedback following their grades; returns
-    (summary, feedback failures).
-
-    With ``cluster`` (a Dask client) the grading runs on the cluster; feedback is generated here."""
-    from .batch import grade_round
-
-    with _progress() as progress:
-        bar = progress.add_task("Grading ", total=None, failed=0)
-        feedback_bar = progress.add_task("Feedback", total=None, failed=0, start=False)
-
-        def on_event(kind, student, summary):
-            if kind == "start":
-                progress.update(bar, total=int(student))
-                progress.update(feedback_bar, total=int(student))
-            elif kind == "feedback-owed":
-                progress.update(feedback_bar, total=(progress.tasks[feedback_bar].total or 0) + int(student))
-                progress.start_task(feedback_bar)
-            elif kind in ("graded", "failed"):
-                progress.update(bar, advance=1, failed=len(summary.failed))
-                if kind == "failed" and student not in summary.graded:  # no feedback to wait for
-                    total = progress.tasks[feedback_bar].total
-                    progress.update(feedback_bar, total=max(0, (total or 1) - 1))
-            elif kind == "feedback":
-                progress.update(feedback_bar, advance=1, failed=len(summary.feedback_failed))
-
-        summary = grade_round(
-            course,
-            students,
-            jobs=jobs,
-            force=force,
-            on_event=on_event,
-            cluster=cluster,
-            feedback=True,
-            unisolated=unisolated,
-        )
-    return summary, summary.feedback_failed
-
-
-def _isolation_line(unisolated: bool, trusted: str = "") -> str | None:
-    """Fail closed: the sandbox's isolation line, or None after printing the one line that refuses.
-
-    ``unisolated`` is the instructor's opt-in (the flag or ``c.Isolation.required = False``, see
-    :func:`_opted_in`).
-    ``trusted`` names the project's own code a command runs (demo, build): it may then run without
-    bubblewrap, and the line says so first."""
-    from .sandbox import Sandbox
-    from .sandbox.policy import IsolationUnavailable
-
-    try:
-        sandbox = Sandbox(unisolated=bool(trusted) or unisolated)
-    except IsolationUnavailable as exc:
-        console.print(f"[red]{escape(str(exc))}[/]", soft_wrap=True)
-        return None
-    if sandbox.use_bwrap:
-        return f"Sandbox: {sandbox.isolation}"
-    who = f"this project's own {trusted}" if trusted else "student code (trusted code only!)"
-    return f"[bold red]NOT ISOLATED[/]: running {who} without bubblewrap. Sandbox: {sandbox.isolation}"
-
-
 def cmd_grade(args) -> int:
     course = Course.here(args.course)
     unisolated = args.unisolated or _opted_in(course)
-    isolation = "" if args.scheduler else _isolation_line(unisolated)  # workers say theirs below
+    isolation = "" if args.scheduler else isolation_line(unisolated)  # workers say theirs below
     if isolation is None:
         return 2  # before anything is written: no gradebook entry, no moved submission
     if not _assignment_ready(args, course):
         return 2
-    from .batch import submitted_students
+    from .grading_round import submitted_students
     from .intake import tidy_submissions
+    from .round_output import cluster_ready, print_cluster_figures, print_round, run_grading
 
     for message in tidy_submissions(course.submitted, course.assignment):
         console.print(f"Intake: {message}")
@@ -206,30 +120,9 @@ def cmd_grade(args) -> int:
         return 2
     cluster = None
     if args.scheduler:
-        from .cluster import REFUSES, ClusterUnavailable, connect, describe, worker_isolation
-
-        try:
-            cluster = connect(args.scheduler)
-        except ClusterUnavailable as exc:
-            console.print(f"[red]{escape(str(exc))}[/]", soft_wrap=True)
+        cluster = cluster_ready(args.scheduler, unisolated)
+        if cluster is None:
             return 2
-        workers, threads, notes = describe(cluster)
-        console.print(f"Dask cluster {escape(args.scheduler)}: {workers} workers, {threads} threads")
-        found = worker_isolation(cluster, unisolated)
-        refusing = sorted(w for line, where in found.items() if line.startswith(REFUSES) for w in where)
-        if refusing:
-            cluster.close()
-            line = next(line for line in found if line.startswith(REFUSES))
-            console.print(
-                f"[red]{len(refusing)} worker(s) cannot isolate student code[/] ({escape(', '.join(refusing))}): "
-                f"{escape(line)}",
-                soft_wrap=True,
-            )
-            return 2
-        for line, where in found.items():
-            console.print(f"Sandbox on {len(where)} worker(s): {escape(line)}")
-        for note in notes:
-            console.print(f"[yellow]Note:[/] {note}")
     else:
         console.print(isolation)
     try:
@@ -240,16 +133,8 @@ def cmd_grade(args) -> int:
         if cluster is not None:
             cluster.close()
     print_round(course, summary, feedback_failures)
-    if cluster is not None and summary.graded:
-        console.print(
-            f"Merged here (the single gradebook writer): {summary.merge_seconds:.1f} s, "
-            f"{summary.merge_seconds / len(summary.graded):.2f} s per student."
-        )
-        if summary.feedback_seconds:
-            console.print(
-                f"Feedback made here for students with earlier manual scores: {summary.feedback_seconds:.1f} s "
-                "(everyone else's was made on the workers)."
-            )
+    if cluster is not None:
+        print_cluster_figures(summary)
     return 1 if summary.failed else 0
 
 
@@ -259,12 +144,13 @@ def cmd_demo(args) -> int:
 
     from . import demo
     from .release import refresh_release
+    from .round_output import print_round, run_grading
     from .sandbox import Sandbox
     from .selfcheck import run_selfcheck
 
     started = time.monotonic()
     repo = Course.here(args.course) if args.course else Course.here(_repo_guess())
-    line = _isolation_line(False, trusted="synthetic students")
+    line = isolation_line(False, trusted="synthetic students")
     assert line is not None  # the project's own code may run without bubblewrap
     console.print(line)  # the first line: whether the demo's students run isolated
     out = Path(args.out).resolve() if args.out else Path(tempfile.mkdtemp(prefix="pe-course-demo-"))
@@ -327,8 +213,8 @@ def _write_report(course: Course):
 
 def cmd_feedback(args) -> int:
     """After manual grading: feedback regenerated for everyone, released, and zipped for an LMS."""
-    from .batch import feedback_round
     from .feedback import zip_for_lms
+    from .grading_round import feedback_round
 
     course = Course.here(args.course)
     if not _assignment_ready(args, course):
@@ -341,12 +227,12 @@ def cmd_feedback(args) -> int:
             "(run pe-course grade first)."
         )
         return 2
-    with _progress() as progress:
-        bar = progress.add_task("Feedback", total=len(students), failed=0)
+    with progress() as bars:
+        bar = bars.add_task("Feedback", total=len(students), failed=0)
 
         def one_done(student: str, ok: bool, error: str) -> None:
-            failed = progress.tasks[bar].fields["failed"] + (0 if ok else 1)
-            progress.update(bar, advance=1, failed=failed)
+            failed = bars.tasks[bar].fields["failed"] + (0 if ok else 1)
+            bars.update(bar, advance=1, failed=failed)
 
         failures = feedback_round(course, students, jobs=args.jobs, on_done=one_done)
     for student, why in sorted(failures.items()):
@@ -374,45 +260,9 @@ def _first_line(text) -> str:
 
 def cmd_formgrader(args) -> int:
     """Jupyter in the course directory with nbgrader's formgrader open (manual grading)."""
-    import os
-    import secrets
-    import shutil
-    import socket
-    import subprocess
+    from .formgrader import serve
 
-    course = Course.here(args.course)
-    jupyter = shutil.which("jupyter", path=str(Path(sys.executable).parent)) or shutil.which("jupyter")
-    if jupyter is None:
-        console.print("[red]jupyter is not installed[/] in this environment (pip install -e .).")
-        return 2
-    port = args.port
-    if not port:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-    token = secrets.token_hex(16)
-    url = f"http://{args.ip}:{port}/formgrader?token={token}"
-    command = [
-        jupyter,
-        "lab",
-        f"--ServerApp.root_dir={course.root}",
-        f"--ServerApp.ip={args.ip}",
-        f"--ServerApp.port={port}",
-        f"--IdentityProvider.token={token}",
-        "--ServerApp.open_browser=False",
-    ]
-    if os.geteuid() == 0:
-        command.append("--ServerApp.allow_root=True")  # a container or a teaching VM, typically
-    console.print("Formgrader (manual grading of the written answers) at:")
-    print(url, flush=True)  # one unbroken line, whatever the terminal's width
-    console.print(f"Stop with Ctrl-C. Afterwards: pe-course feedback {course.assignment}")
-    with subprocess.Popen(command, cwd=course.root) as server:
-        try:
-            return server.wait()
-        except KeyboardInterrupt:
-            server.terminate()
-            server.wait(timeout=30)
-            return 0
+    return serve(Course.here(args.course), args.ip, args.port)
 
 
 def cmd_report(args) -> int:
@@ -428,7 +278,8 @@ def cmd_report(args) -> int:
 
 def cmd_export(args) -> int:
     """Grades and feedback back to an LMS: one grades file and one feedback zip to upload."""
-    from .lms.grades import SOURCE_HELP, UPLOADS, ExportError, export
+    from .lms.grades import ExportError
+    from .lms.upload import SOURCE_HELP, UPLOADS, export
 
     course = Course.here(args.course)
     if not _assignment_ready(args, course):
@@ -452,48 +303,6 @@ def cmd_export(args) -> int:
     console.print(f"Upload to {args.lms.capitalize()}: {zipped} ({UPLOADS[args.lms][1]})", soft_wrap=True)
     console.print(f"Points of every graded cell, for your own analysis: {cells}", soft_wrap=True)
     return 0
-
-
-def print_round(course: Course, summary, feedback_failures: dict[str, str]) -> None:
-    from .batch import graded_unisolated, score_table
-
-    notebooks, rows = score_table(course)
-    bare = {row[0] for row in rows if graded_unisolated(course, row[0])}
-    columns = ["student", *notebooks, "total", "written answers", *(["isolation"] if bare else [])]
-    table = Table(*columns, title=f"Scores: {course.assignment}")
-    for student, scores, total, maximum, pending in rows:
-        table.add_row(
-            escape(student),
-            *("-" if s is None else f"{s:g}" for s in scores),
-            f"{total:g}/{maximum:g}",
-            f"{pending} to grade" if pending else "graded",
-            *((["[red]NOT ISOLATED[/]" if student in bare else "bubblewrap"]) if bare else []),
-        )
-    console.print(table)
-    if bare:
-        console.print(
-            f"[bold red]{len(bare)} students were graded WITHOUT isolation[/] (--unisolated / "
-            "c.Isolation.required = False): for trusted code only; grade a real class with bubblewrap."
-        )
-    waiting = sum(1 for row in rows if row[4])
-    if waiting:
-        console.print(
-            f"{waiting} students have written answers to grade: pe-course formgrader, then "
-            f"pe-course feedback {course.assignment}."
-        )
-    console.print(
-        f"Graded {len(summary.graded)}, skipped (unchanged) {len(summary.skipped)}, "
-        f"failed {len(summary.failed)} in {summary.seconds:.1f} s, feedback for "
-        f"{len(summary.feedback)} included."
-    )
-    needs = {**{s: [f"grading failed: {why}"] for s, why in summary.failed.items()}, **summary.attention}
-    for student, why in feedback_failures.items():
-        needs.setdefault(student, []).append(f"feedback failed: {why}")
-    if needs:
-        attention = Table("student", "needs attention because", title="Students needing attention")
-        for student in sorted(needs):
-            attention.add_row(escape(student), "\n".join(escape(why) for why in needs[student]))
-        console.print(attention)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -607,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", message=".*cell id.*")
     parser = build_parser()
     args = parser.parse_args(argv)
-    signal.signal(signal.SIGTERM, _interrupted)  # `kill <pid>` ends a round as cleanly as Ctrl-C
+    catch_signals()  # `kill <pid>` ends a round as cleanly as Ctrl-C
     try:
         return args.func(args)
     except KeyboardInterrupt:
@@ -616,10 +425,6 @@ def main(argv: list[str] | None = None) -> int:
             "far is in the gradebook; run the same command again to go on from there."
         )
         return 130
-
-
-def _interrupted(signum, frame):
-    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

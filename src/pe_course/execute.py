@@ -27,9 +27,10 @@ from traitlets.config import LoggingConfigurable
 from .notebook import is_test_cell
 from .record import NoteKind
 from .release import sandbox_data_files
-from .sandbox import Limits, MiB, Sandbox, Usage, groups, read_file, write_file
+from .sandbox import Limits, MiB, Sandbox, Usage, read_file, write_file
 from .sandbox.channel import LineClosed, LineReader, LineTimeout, LineTooLong
 from .sandbox.policy import unisolated_allowed
+from .sandbox.usage import strays
 from .sanitize import add_note
 
 PENDING = "Sel tes ini belum dinilai oleh grader tersembunyi."
@@ -90,11 +91,17 @@ class _Runner:
         self.leftover = False  # the last notebook left processes running: this runner is not reused
         self._scratch_cm = sandbox.scratch()
         self.scratch = self._scratch_cm.__enter__()
-        write_file(self.scratch, "nbexec.py", (Path(__file__).parent / "sandbox" / "nbexec.py").read_bytes())
-        argv = [sys.executable, "-E", "-s", "-B", sandbox.inside(self.scratch, "nbexec.py")]
-        self.proc = sandbox.start(
-            argv, self.scratch, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-        )
+        try:
+            write_file(
+                self.scratch, "nbexec.py", (Path(__file__).parent / "sandbox" / "nbexec.py").read_bytes()
+            )
+            argv = [sys.executable, "-E", "-s", "-B", sandbox.inside(self.scratch, "nbexec.py")]
+            self.proc = sandbox.start(
+                argv, self.scratch, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
+        except BaseException:  # never half made: nobody else holds this runner yet
+            self._scratch_cm.__exit__(None, None, None)
+            raise
 
     def alive(self) -> bool:
         return self.proc.proc.poll() is None
@@ -138,7 +145,7 @@ class _Runner:
         except (BrokenPipeError, OSError):
             answered = "closed"
         self.usage = group.usage() if group is not None else None
-        if self.usage is not None and group is not None and groups.strays(group.pids(), self.proc.proc.pid):
+        if self.usage is not None and group is not None and strays(group.pids(), self.proc.proc.pid):
             # processes the notebook started are still running: they must not reach the next notebook
             self.usage.hits.append("background")
             self.leftover = True

@@ -85,7 +85,7 @@ def read_private(path: Path, assignment: str, student: str) -> PrivateResult:
 
 @dataclass
 class Staged:
-    outcome: Any  # a batch.GradeOutcome
+    outcome: Any  # a grading_task.GradeOutcome
     data: PrivateResult
     inserts: dict[str, list[dict]] = field(default_factory=dict)  # a new submission's rows, per table
     manual: bool = False  # the course gradebook already had manual scores for this student

@@ -5,5 +5,6 @@ files its uploads accept.
   exports read (and written back) as the LMS's importers read them; :mod:`.collect`: the intake's
   decisions for a whole download; :mod:`.identities`: the LMS ids kept for the way back;
 - :mod:`.grades`: each student's final score and the per-cell points from nbgrader's gradebook;
-  :mod:`.canvas` and :mod:`.moodle`: the grades file and the class feedback zip for each LMS.
+  :mod:`.canvas` and :mod:`.moodle`: the grades file and the class feedback zip for each LMS;
+  :mod:`.upload`: both written for ``pe-course export``.
 """

@@ -3,11 +3,16 @@
 - :mod:`.policy` — fail closed: no working bubblewrap, no student code (:class:`IsolationUnavailable`),
   unless the instructor opts in for trusted code (``--unisolated``, ``c.Isolation.required = False``);
 - :mod:`.isolation` — :class:`Sandbox` (bubblewrap, or the opt-in's fallback that says so), per-process
-  :class:`Limits`, scratch directories, and files read and written without following symlinks;
+  :class:`Limits`, the sandboxed processes;
 - :mod:`.landlock` — in the opt-in's fallback, the kernel's fence: read only the Python installation,
   write only the run's scratch directory;
+- :mod:`.scratch` — a run's private scratch directory, and files in it written and read without
+  following links;
 - :mod:`.groups` — one Linux control group per sandboxed run, limited as a whole (memory, processes,
-  CPU seconds), its figures and what in them needs an instructor's attention;
+  CPU seconds); :mod:`.usage` — its figures, what in them needs an instructor's attention, and the
+  processes a run left running;
+- :mod:`.teardown` — every scratch directory, group and process this process holds, so that a stop
+  signal ends them all wherever the code happens to be;
 - :mod:`.client` — :class:`StudentProcess`, the grader's side of a sandboxed worker: loads a
   submission's code, calls its functions, gets JSON back;
 - :mod:`.worker` and :mod:`.codec` — the worker itself and its JSON codec (copied into the sandbox:
@@ -17,9 +22,10 @@
 """
 
 from .client import Outcome, StudentProcess
-from .groups import Usage
-from .isolation import Limits, MiB, Sandbox, SandboxedProcess, bwrap_path, read_file, write_file
-from .policy import IsolationUnavailable
+from .isolation import Limits, MiB, Sandbox, SandboxedProcess
+from .policy import IsolationUnavailable, bwrap_path
+from .scratch import read_file, write_file
+from .usage import Usage
 
 __all__ = [
     "IsolationUnavailable",

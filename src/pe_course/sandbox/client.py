@@ -24,10 +24,11 @@ import numpy as np
 from ..public_checks import (
     Outcome,  # what one call of a student function gave (shared with the public checks)
 )
-from . import codec, groups
+from . import codec
 from .channel import LineClosed, LineReader, LineTimeout, LineTooLong
-from .groups import Usage
-from .isolation import Sandbox, SandboxedProcess, write_file
+from .isolation import Sandbox, SandboxedProcess
+from .scratch import write_file
+from .usage import Usage, strays
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 MAX_JSON_ITEMS = 2_000_000  # a reply with more list items than this is refused before parsing
@@ -127,7 +128,11 @@ class StudentProcess:
 
     # -- lifecycle ---------------------------------------------------------------------------
     def __enter__(self) -> StudentProcess:
-        self.start()
+        try:
+            self.start()
+        except BaseException:  # `with` calls __exit__ only after __enter__ returned
+            self.close()
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
@@ -154,7 +159,7 @@ class StudentProcess:
         """Processes the submission's cells started and left running: shown to the instructor."""
         if self._proc is None or self._proc.group is None:
             return
-        if groups.strays(self._proc.group.pids(), self._proc.proc.pid):
+        if strays(self._proc.group.pids(), self._proc.proc.pid):
             self.report.usage.hits = list(dict.fromkeys([*self.report.usage.hits, "background"]))
 
     def _new_hits(self) -> list[str]:

@@ -29,100 +29,16 @@ import signal
 import threading
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+
+from . import teardown
+from .usage import NEAR, Usage, attention  # noqa: F401  (read from here by record.py and the tests)
 
 V1_ROOT = Path("/sys/fs/cgroup")
 V1_CONTROLLERS = ("memory", "pids", "cpuacct", "freezer")
 MONITOR_INTERVAL = 0.05
 SCRATCH_INTERVAL = 0.25
-NEAR = 0.8  # a run that used this share of a limit is reported as close to it
-
-
-@dataclass
-class Usage:
-    """What one sandboxed run (or several, merged) used, and which group limits it hit."""
-
-    peak_memory: int = 0  # bytes
-    peak_processes: int = 0  # processes and threads at once
-    cpu_seconds: float = 0.0
-    hits: list[str] = field(default_factory=list)  # memory | processes | cpu | disk | background
-
-    def merge(self, other: Usage) -> None:
-        self.peak_memory = max(self.peak_memory, other.peak_memory)
-        self.peak_processes = max(self.peak_processes, other.peak_processes)
-        self.cpu_seconds += other.cpu_seconds
-        self.hits = list(dict.fromkeys([*self.hits, *other.hits]))
-
-    def to_dict(self, memory_limit: int = 0, process_limit: int = 0, cpu_limit: float = 0.0) -> dict:
-        """The record's form, with the limits the run had (0: no resource group)."""
-        data = asdict(self)
-        data["cpu_seconds"] = round(self.cpu_seconds, 3)
-        data.update(memory_limit=memory_limit, process_limit=process_limit, cpu_limit=cpu_limit)
-        return data
-
-
-def _number(value) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
-
-
-def _gib(n: float) -> str:
-    return f"{n / (1 << 30):.2f} GiB"
-
-
-def attention(resources) -> list[tuple[str, str]]:
-    """("resource-limit" | "resource-near", English detail) for each run in a record's "resources".
-
-    A run that went over a group limit, or used at least 80% of its memory or process limit or of
-    its CPU seconds, is worth an instructor's look; the figures say how much of what.
-    """
-    out: list[tuple[str, str]] = []
-    if not isinstance(resources, dict):
-        return out
-    for run, data in list(resources.items())[:4]:
-        if not isinstance(data, dict):
-            continue
-        memory, memory_limit = _number(data.get("peak_memory")), _number(data.get("memory_limit"))
-        procs, proc_limit = _number(data.get("peak_processes")), _number(data.get("process_limit"))
-        cpu, cpu_limit = _number(data.get("cpu_seconds")), _number(data.get("cpu_limit"))
-        figures = (
-            f"peak memory {_gib(memory)} of {_gib(memory_limit)}, peak {procs:g} of {proc_limit:g} "
-            f"processes/threads, {cpu:.1f} of {cpu_limit:g} CPU seconds"
-        )
-        hits = (
-            [h for h in data.get("hits", []) if isinstance(h, str)][:5]
-            if isinstance(data.get("hits"), list)
-            else []
-        )
-        if "background" in hits:
-            hits.remove("background")
-            out.append(
-                (
-                    "resource-limit",
-                    f"{str(run)[:20]}: left processes running after the notebook finished ({figures})",
-                )
-            )
-        near = [
-            what
-            for what, used, limit in (
-                ("memory", memory, memory_limit),
-                ("processes", procs, proc_limit),
-                ("cpu", cpu, cpu_limit),
-            )
-            if limit and used >= NEAR * limit
-        ]
-        if hits:
-            out.append(
-                (
-                    "resource-limit",
-                    f"{str(run)[:20]}: over the {', '.join(h[:20] for h in hits)} limit ({figures})",
-                )
-            )
-        elif near:
-            out.append(
-                ("resource-near", f"{str(run)[:20]}: close to the {', '.join(near)} limit ({figures})")
-            )
-    return out
 
 
 @dataclass(frozen=True)
@@ -260,16 +176,18 @@ class ResourceGroup:
     ) -> None:
         self.mech, self.memory, self.processes, self.cpu_limit = mech, memory, processes, cpu_seconds
         self.scratch, self.scratch_files, self.scratch_bytes = scratch, scratch_files, scratch_bytes
-        name = f"pe-sandbox-{uuid.uuid4().hex[:12]}"
+        name = f"{teardown.name_prefix()}{uuid.uuid4().hex[:12]}"
         self.dirs = {key: parent / name for key, parent in mech.parents.items()}
         self._hits: list[str] = []
         self._peak_processes = 0
         self._cpu_base = 0.0
         self._stop = threading.Event()
         self._monitor: threading.Thread | None = None
-        for path in self.dirs.values():
-            path.mkdir()
         try:
+            with teardown.creating():  # registered before its first directory exists
+                teardown.add(self, self.remove, teardown.GROUP)
+                for path in self.dirs.values():
+                    path.mkdir()
             self._set_limits()
         except OSError:
             self.close()
@@ -386,31 +304,11 @@ class ResourceGroup:
 
     # -- ending ------------------------------------------------------------------------------
     def pids(self) -> list[int]:
-        key = "unified" if self.mech.version == 2 else "pids"
-        with contextlib.suppress(OSError):
-            return [int(p) for p in (self.dirs[key] / "cgroup.procs").read_text().split()]
-        return []
+        return _pids(self.mech, self.dirs)
 
     def kill(self) -> None:
         """Kill every process of the group, however it detached itself."""
-        if self.mech.version == 2:
-            with contextlib.suppress(OSError):
-                (self.dirs["unified"] / "cgroup.kill").write_text("1")
-        freezer = self.dirs.get("freezer")
-        if freezer is not None:
-            with contextlib.suppress(OSError):
-                (freezer / "freezer.state").write_text("FROZEN")
-        for _ in range(50):
-            pids = self.pids()
-            if not pids:
-                break
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-            if freezer is not None:
-                with contextlib.suppress(OSError):
-                    (freezer / "freezer.state").write_text("THAWED")  # frozen processes die once thawed
-            time.sleep(0.02)
+        _kill(self.mech, self.dirs)
 
     def close(self) -> Usage:
         """Stop watching, kill what is left, remove the group; what the run used."""
@@ -418,63 +316,70 @@ class ResourceGroup:
         if self._monitor is not None and self._monitor is not threading.current_thread():
             self._monitor.join(timeout=2)
         usage = self.usage() if all(d.exists() for d in self.dirs.values()) else Usage(hits=list(self._hits))
-        self.kill()
-        for path in self.dirs.values():
-            for _ in range(100):  # the last processes may take a moment to be reaped
-                try:
-                    path.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.02)
+        self.remove()
         return usage
 
-
-# A sandboxed run's own processes, by the file their command line runs: bubblewrap (twice with a PID
-# namespace) starts the program (the grading worker or the notebook runner), and the notebook runner
-# starts one kernel. Anything else in the group, a fork of any of them included, is the student's.
-ROLE_FILES = {
-    "bwrap": b"bwrap",
-    "worker": b"/worker.py",
-    "nbexec": b"/nbexec.py",
-    "kernel": b"ipykernel_launcher",
-}
-CHILD_ROLES = {"bwrap": ("bwrap", "worker", "nbexec"), "nbexec": ("kernel",)}
+    def remove(self) -> None:
+        """Kill what is left and remove the group's directories (no waiting on the monitor: see teardown)."""
+        self.kill()
+        _remove_dirs(self.dirs.values())
+        teardown.removed(self)
 
 
-def _role(pid: int) -> str:
-    try:
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:6]
-    except OSError:
-        return ""
-    if argv and argv[0].endswith(ROLE_FILES["bwrap"]):
-        return "bwrap"
-    return next(
-        (
-            role
-            for role, marker in ROLE_FILES.items()
-            if role != "bwrap" and any(a.endswith(marker) or a == marker for a in argv)
-        ),
-        "",
-    )
+def _remove_dirs(dirs) -> None:
+    for path in dirs:
+        for _ in range(100):  # the last processes may take a moment to be reaped
+            try:
+                path.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.02)
 
 
-def strays(pids: list[int], root: int) -> list[int]:
-    """The processes among ``pids`` (one group's) that the sandboxed program ``root`` did not start as
-    part of itself: what the student's code started and left running."""
-    parents = {}
-    for pid in pids:
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            parents[pid] = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    own, grew = {root: _role(root)}, True
-    while grew:
-        grew = False
-        for pid, parent in parents.items():
-            if pid not in own and parent in own and _role(pid) in CHILD_ROLES.get(own[parent], ()):
-                own[pid] = _role(pid)
-                grew = True
-    return [pid for pid in pids if pid not in own]
+def remove_left_by(pid: int, mech: Mechanism | None = None) -> int:
+    """Kill the processes of the groups the process ``pid`` made (it was killed outright, so it could
+    not) and remove those groups; how many."""
+    mech = mech or mechanism()
+    if mech is None:
+        return 0
+    names = {p.name for parent in mech.parents.values() for p in parent.glob(f"{teardown.PREFIX}{pid}-*")}
+    for name in names:
+        dirs = {key: parent / name for key, parent in mech.parents.items()}
+        _kill(mech, dirs)
+        _remove_dirs(dirs.values())
+    return len(names)
+
+
+def _pids(mech: Mechanism, dirs: dict[str, Path]) -> list[int]:
+    key = "unified" if mech.version == 2 else "pids"
+    with contextlib.suppress(OSError):
+        return [int(p) for p in (dirs[key] / "cgroup.procs").read_text().split()]
+    return []
+
+
+def _kill(mech: Mechanism, dirs: dict[str, Path]) -> None:
+    """Kill every process of a group, however it detached itself (frozen first in v1, then thawed:
+    frozen processes die once thawed)."""
+    if mech.version == 2:
+        with contextlib.suppress(OSError):
+            (dirs["unified"] / "cgroup.kill").write_text("1")
+    freezer = dirs.get("freezer")
+    if freezer is not None:
+        with contextlib.suppress(OSError):
+            (freezer / "freezer.state").write_text("FROZEN")
+    for _ in range(50):
+        pids = _pids(mech, dirs)
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        if freezer is not None:
+            with contextlib.suppress(OSError):
+                (freezer / "freezer.state").write_text("THAWED")
+        time.sleep(0.02)
 
 
 def _too_big(scratch: Path, max_files: int, max_bytes: int) -> bool:

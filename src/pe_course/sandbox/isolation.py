@@ -24,18 +24,16 @@ import os
 import resource
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import groups, landlock
+from . import groups, landlock, teardown
 from .policy import (
     NAMESPACES,
     NOBODY,
@@ -47,6 +45,7 @@ from .policy import (
     bwrap_problem,
     refusal,
 )
+from .scratch import new_scratch, remove_scratch, write_file
 
 MOUNT_POINT = "/sandbox"  # where the scratch directory appears inside bwrap
 MiB = 1024 * 1024
@@ -208,11 +207,11 @@ class Sandbox:
     @contextlib.contextmanager
     def scratch(self) -> Iterator[Path]:
         """A private working directory, removed with everything in it afterwards."""
-        path = Path(tempfile.mkdtemp(prefix="pe-sandbox-"))
+        path = new_scratch()
         try:
             yield path
         finally:
-            _force_rmtree(path)
+            remove_scratch(path)
 
     def inside(self, scratch: Path, name: str) -> str:
         """The path of ``scratch/name`` as the sandboxed program sees it."""
@@ -286,21 +285,23 @@ class Sandbox:
                 # root that cannot become nobody: at least no capabilities (no raising of hard limits)
                 command = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", *command]
         try:
-            proc = subprocess.Popen(
-                command,
-                cwd=scratch,
-                env=self.environment(scratch, marker),
-                preexec_fn=preexec,
-                close_fds=True,
-                **popen_kwargs,
-            )
+            with teardown.creating():  # a stop signal waits until the process is registered
+                proc = subprocess.Popen(
+                    command,
+                    cwd=scratch,
+                    env=self.environment(scratch, marker),
+                    preexec_fn=preexec,
+                    close_fds=True,
+                    **popen_kwargs,
+                )
+                started = SandboxedProcess(proc, marker, group)
         except BaseException:
             if group is not None:
                 group.close()
             raise
         if group is not None:
             group.start_monitor()
-        return SandboxedProcess(proc, marker, group)
+        return started
 
 
 def _size(n: int) -> str:
@@ -336,39 +337,6 @@ def _can_drop_root() -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return probe.returncode == 0
-
-
-def write_file(scratch: Path, name: str, data: bytes, mode: int = 0o644) -> None:
-    """Create ``scratch/name`` for the sandboxed program without following anything it planted.
-
-    The sandboxed program can create, replace and symlink names in its scratch directory at any time;
-    the (possibly root) grader therefore never opens an existing name there: the old entry is removed
-    and the file is created with O_EXCL | O_NOFOLLOW (with permissions ``mode``, e.g. 0o444 for data
-    the student's code only reads).
-    """
-    path = scratch / name
-    if os.path.lexists(path):
-        if path.is_dir() and not path.is_symlink():
-            _force_rmtree(path)
-        else:
-            path.unlink()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-        os.fchmod(f.fileno(), mode)  # not subject to the umask
-
-
-def read_file(scratch: Path, name: str, max_bytes: int) -> bytes | None:
-    """The content of ``scratch/name`` if it is a regular file (not a symlink) of at most ``max_bytes``."""
-    try:
-        fd = os.open(scratch / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
-            return None
-        return f.read(max_bytes + 1)[:max_bytes]
 
 
 def _prepare_scratch(scratch: Path, use_bwrap: bool) -> None:
@@ -407,6 +375,7 @@ class SandboxedProcess:
         self.marker = marker
         self.group = group
         self.usage = groups.Usage()  # filled in by kill(): what the run used, limits it hit
+        teardown.add(self, self.kill_now, teardown.PROCESS)
 
     def __enter__(self) -> SandboxedProcess:
         return self
@@ -415,13 +384,8 @@ class SandboxedProcess:
         self.kill()
 
     def kill(self) -> None:
-        if self.group is not None:
-            self.group.kill()  # every process of the run, however it detached itself
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            self.proc.kill()
-        _kill_marked(self.marker)  # processes that left our process group (setsid, double fork)
+        """End the program and everything it started, remove its group; what it used is in ``usage``."""
+        self.kill_now()
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
@@ -431,6 +395,19 @@ class SandboxedProcess:
         if self.group is not None:
             self.usage = self.group.close()
             self.group = None
+        teardown.removed(self)
+
+    def kill_now(self) -> None:
+        """Kill the program and everything it started, without waiting on anything (see teardown)."""
+        group = self.group
+        if group is not None:
+            group.kill()  # every process of the run, however it detached itself
+        if self.proc.returncode is None:  # not reaped yet: the pid is still this program's
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.proc.pid, signal.SIGKILL)
+        _kill_marked(self.marker)  # processes that left our process group (setsid, double fork)
 
 
 def _kill_marked(marker: str) -> None:
@@ -450,17 +427,3 @@ def _kill_marked(marker: str) -> None:
         if not found:
             return
         time.sleep(0.05)
-
-
-def _force_rmtree(path: Path) -> None:
-    def onerror(func, p, _exc):
-        # chmod follows symlinks: never touch one the sandboxed program planted
-        with contextlib.suppress(OSError):
-            for target in (os.path.dirname(p), p):
-                if not os.path.islink(target):
-                    os.chmod(target, 0o700)
-            func(p)
-
-    shutil.rmtree(path, onerror=onerror)
-    if path.exists():  # pragma: no cover - last resort
-        subprocess.run(["rm", "-rf", str(path)], check=False)

@@ -1,0 +1,288 @@
+"""A grading round, written once over a runner (:mod:`pe_course.runners`): local processes or a Dask
+cluster run the tasks; everything else happens here, the same for both.
+
+1. **Skip unchanged**: a student whose submission, graders and package are unchanged since the merge
+   recorded in the state log (:mod:`pe_course.resume`) is skipped, unless ``force``.
+2. **Tasks**: one :class:`~pe_course.grading_task.GradeTask` per other student: nbgrader's Autograde
+   against a private gradebook and, with ``feedback``, the student's pages made with the grades.
+3. **Merge each result once**, as it arrives, through the single writer (:mod:`pe_course.writer`):
+   results that arrive together share one commit; only after the commit are the student's files
+   (grades, and pages) moved into place and the student recorded in the state log.
+4. **Feedback**: a student whose pages could not come with the grades — who already had manual
+   scores (the private gradebook lacks them), or whose worker could not make them — and a skipped
+   student whose pages are missing (a round interrupted in between) get them from the course
+   gradebook (a :class:`~pe_course.grading_task.FeedbackTask`).
+5. **Attention**: every graded or skipped student whose records need an instructor's look.
+6. **Interruption** (Ctrl-C, SIGTERM): the runner stops every task, the results received are
+   committed, the round's scratch folder is removed; the same command goes on from there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from .course import Course
+from .grading_task import FeedbackOutcome, FeedbackTask, GradeOutcome, GradeTask, build_template
+from .interruption import deferred
+from .record import notebook_attention
+from .resume import GradeState, graders_fingerprint, submission_fingerprint
+from .runners.base import Runner
+from .runners.dask_cluster import DaskRunner
+from .runners.local import LocalRunner
+from .sandbox import groups
+from .writer import GradebookWriter
+
+
+@dataclass
+class RoundSummary:
+    graded: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # student -> why
+    attention: dict[str, list[str]] = field(default_factory=dict)  # student -> reasons
+    feedback: list[str] = field(default_factory=list)  # students whose feedback was generated
+    feedback_failed: dict[str, str] = field(default_factory=dict)  # student -> why
+    seconds: float = 0.0
+    feedback_seconds: float = 0.0  # spent making pages from the course gradebook (not with the grades)
+    merge_seconds: float = 0.0  # spent by the single writer merging results (the part no worker can share)
+
+
+Notify = Callable[[str, str, RoundSummary], None]
+
+
+def submitted_students(course: Course) -> list[str]:
+    folder = course.submitted
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if (p / course.assignment).is_dir())
+
+
+def grade_round(
+    course: Course,
+    students: Iterable[str] | None = None,
+    jobs: int = 2,
+    force: bool = False,
+    on_event: Notify | None = None,
+    cluster=None,
+    feedback: bool = False,
+    unisolated: bool = False,
+    runner: Runner | None = None,
+) -> RoundSummary:
+    """Grade submissions; merge each as it finishes; skip unchanged ones unless ``force``.
+
+    ``on_event(kind, student, summary)`` is called with kind in {"skipped", "graded", "failed",
+    "feedback"}, and "start" / "feedback-owed" with the number of students to grade / of skipped
+    students whose feedback is missing in place of a student (the progress display hooks in here).
+    With ``feedback``, each student's pages come with their grades ("feedback" right after "graded";
+    failures in ``summary.feedback_failed``). The tasks run on ``runner``, by default on ``jobs``
+    local processes, or on the Dask cluster of ``cluster`` (a ``distributed.Client``). ``unisolated``
+    is the instructor's opt-in (trusted code only): without it a worker where bubblewrap does not
+    work refuses every student.
+    """
+    started = time.monotonic()
+    summary = RoundSummary()
+    notify = on_event or (lambda *a: None)
+    known = submitted_students(course)
+    chosen = list(students) if students else known
+    for missing in sorted(set(chosen) - set(known)):
+        summary.failed[missing] = "no submission in submitted/"
+        notify("failed", missing, summary)
+    chosen = [s for s in chosen if s in known]
+    state = GradeState(course)
+    graders = graders_fingerprint(course)
+    groups.sweep_stale()  # what an earlier round killed with SIGKILL could not remove itself
+    work_dir = course.state_dir / "work" / uuid.uuid4().hex[:8]
+    try:
+        work_dir.mkdir(parents=True, exist_ok=True)
+        template = build_template(course, work_dir / "template.db")
+        tasks = []
+        for student in chosen:
+            fingerprint = submission_fingerprint(course, student, graders)
+            already = (course.autograded / student / course.assignment).is_dir()
+            if not force and already and state.get(student) == fingerprint:
+                summary.skipped.append(student)
+                notify("skipped", student, summary)
+                continue
+            staging = str(work_dir / student)
+            root, assignment = str(course.root), course.assignment
+            tasks.append(
+                GradeTask(
+                    root, assignment, student, str(template), staging, fingerprint, unisolated, feedback
+                )
+            )
+        # a student skipped as unchanged whose feedback is missing (the round that graded them was
+        # interrupted before it) gets it in this round
+        owed = [
+            s for s in summary.skipped if feedback and not (course.feedback / s / course.assignment).is_dir()
+        ]
+        notify("start", str(len(tasks)), summary)
+        notify("feedback-owed", str(len(owed)), summary)
+        if tasks or owed:
+            runner = runner or (DaskRunner(cluster, jobs) if cluster is not None else LocalRunner(jobs))
+            with GradebookWriter(course) as writer, runner:
+                runner.open(course, template)
+                _run(runner, writer, tasks, owed, state, summary, notify, feedback)
+    finally:
+        with deferred():  # nothing of the round's scratch folder is left, whenever the round ends
+            shutil.rmtree(work_dir, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                (course.state_dir / "work").rmdir()
+    for student in summary.skipped:  # graded before and unchanged: their records still speak
+        reasons = attention_reasons(course, student)
+        if reasons:
+            summary.attention[student] = reasons
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _run(
+    runner: Runner,
+    writer: GradebookWriter,
+    tasks: list[GradeTask],
+    owed: list[str],
+    state: GradeState,
+    summary: RoundSummary,
+    notify: Notify,
+    feedback: bool,
+) -> None:
+    """Every task through ``runner``; each result merged once, as it comes; pages made here for whoever
+    did not get them with the grades."""
+    course = writer.course
+
+    def pages_here(students: Iterable[str]) -> None:
+        for student in students:
+            runner.submit(FeedbackTask(str(course.root), course.assignment, student))
+
+    pages_here(owed)
+    for task in tasks:
+        runner.submit(task)
+    merged: set[str] = set()
+    try:
+        while runner.unfinished:
+            done = runner.next_finished()
+            without_pages: list[str] = []
+            if isinstance(done.outcome, FeedbackOutcome):
+                _feedback_done(summary, notify, done.outcome)
+            elif done.outcome.student not in merged:  # never twice into the gradebook, whatever a cluster did
+                merged.add(done.outcome.student)
+                finish(writer, done.outcome, state, summary, notify, False, without_pages)
+            if not runner.ready():  # results that arrive faster than the writer commits share one commit
+                settle(writer, state, summary, notify, without_pages)
+            if feedback:
+                pages_here(without_pages)
+    except BaseException:  # Ctrl-C, SIGTERM: what was merged stays, the rest is graded next time
+        with deferred():
+            runner.cancel()
+            with contextlib.suppress(Exception):
+                settle(writer, state, summary, notify)  # results already received are complete
+        raise
+
+
+def _feedback_done(summary: RoundSummary, notify: Notify, outcome: FeedbackOutcome) -> None:
+    if outcome.ok:
+        summary.feedback.append(outcome.student)
+    else:
+        summary.feedback_failed[outcome.student] = outcome.error or "generate_feedback failed"
+    summary.feedback_seconds += outcome.seconds
+    notify("feedback", outcome.student, summary)
+
+
+def finish(
+    writer: GradebookWriter,
+    outcome: GradeOutcome,
+    state: GradeState,
+    summary: RoundSummary,
+    notify: Notify,
+    settle_now: bool = True,
+    without_pages: list[str] | None = None,
+) -> list[str]:
+    """Take one worker's result: staged in the gradebook's open transaction, committed now (or, with
+    ``settle_now=False``, with the next :func:`settle`, once nothing else is ready). Returns the
+    students merged by this call (see :func:`settle` for ``without_pages``)."""
+    if not outcome.ok:
+        summary.failed[outcome.student] = outcome.error or "nbgrader autograde failed"
+        state.set(outcome.student, None)
+        notify("failed", outcome.student, summary)
+        return settle(writer, state, summary, notify, without_pages) if settle_now else []
+    started = time.monotonic()
+    try:
+        writer.stage(outcome)
+    except Exception as exc:  # noqa: BLE001
+        summary.failed[outcome.student] = f"could not write the gradebook: {exc}"
+        state.set(outcome.student, None)
+        notify("failed", outcome.student, summary)
+    finally:
+        summary.merge_seconds += time.monotonic() - started
+    return settle(writer, state, summary, notify, without_pages) if settle_now or writer.full else []
+
+
+def settle(
+    writer: GradebookWriter,
+    state: GradeState,
+    summary: RoundSummary,
+    notify: Notify,
+    without_pages: list[str] | None = None,
+) -> list[str]:
+    """Commit every staged student (one transaction), then record them as merged: the resumable state,
+    attention, the "graded" event (and "feedback" when their pages came with the grades; the others
+    are added to ``without_pages``). Returns the students merged."""
+    started = time.monotonic()
+    with deferred():  # committed, moved into place and recorded: all of it or, before the commit, none
+        merged, failed = writer.commit()
+        for outcome in merged:
+            state.set(outcome.student, outcome.fingerprint)
+    summary.merge_seconds += time.monotonic() - started
+    for student, why in failed.items():
+        summary.failed[student] = why
+        state.set(student, None)
+        notify("failed", student, summary)
+    for outcome in merged:
+        summary.graded.append(outcome.student)
+        reasons = attention_reasons(writer.course, outcome.student)
+        if reasons:
+            summary.attention[outcome.student] = reasons
+        notify("graded", outcome.student, summary)
+        if outcome.feedback:  # made with the grades, moved into place with them
+            summary.feedback.append(outcome.student)
+            notify("feedback", outcome.student, summary)
+        elif without_pages is not None:
+            without_pages.append(outcome.student)
+    return [outcome.student for outcome in merged]
+
+
+def feedback_round(
+    course: Course,
+    students: Iterable[str],
+    jobs: int = 2,
+    on_done: Callable[[str, bool, str], None] | None = None,
+) -> dict[str, str]:
+    """Every student's pages from the course gradebook, on ``jobs`` local processes (after manual
+    grading); returns failures (student -> why)."""
+    failures: dict[str, str] = {}
+    with LocalRunner(jobs) as runner:
+        for student in students:
+            runner.submit(FeedbackTask(str(course.root), course.assignment, student))
+        while runner.unfinished:
+            outcome = runner.next_finished().outcome
+            if not outcome.ok:
+                failures[outcome.student] = outcome.error or "generate_feedback failed"
+            if on_done:
+                on_done(outcome.student, outcome.ok, failures.get(outcome.student, ""))
+    return failures
+
+
+def attention_reasons(course: Course, student: str) -> list[str]:
+    """Why a graded student needs an instructor's look (see ``record.notebook_attention``)."""
+    submitted = course.submitted / student / course.assignment
+    graded = course.autograded / student / course.assignment
+    reasons = []
+    for name in sorted(p.stem for p in course.release.glob("*.ipynb")):
+        for found in notebook_attention(submitted, graded, student, name)[1]:
+            reasons.append(
+                f"{name}: {found.kind}: {found.detail[:160]}" if found.detail else f"{name}: {found.kind}"
+            )
+    return list(dict.fromkeys(reasons))

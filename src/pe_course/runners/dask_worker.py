@@ -1,0 +1,174 @@
+"""What runs on a Dask worker: one student's :func:`~pe_course.grading_task.grade_one`, exactly as a
+local worker process runs it, in a private course directory built from what the task carries.
+
+A worker needs only this package (the same version: :func:`package_digest`) and bubblewrap — never the
+course directory. It unpacks the course bundle once per run (cached by its digest, removed when the
+round ends: :func:`forget_bundle`) and grades one student at a time (nbgrader changes the process's
+working directory). A worker whose code differs from the instructor's, or where bubblewrap does not
+work without the instructor's opt-in, refuses the task and says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..grading_task import GradeOutcome, GradeTask, grade_one
+from ..sandbox import groups, policy
+from .bundle import tar, untar
+
+_LOCK = threading.Lock()  # nbgrader changes the process's working directory: one student at a time
+_BUNDLES: dict[str, Path] = {}
+_FORGOTTEN: set[str] = set()  # bundles of rounds that ended, removed as soon as no task uses them
+_PACKAGE = Path(__file__).resolve().parents[1]  # pe_course
+
+
+@dataclass
+class RemoteResult:
+    """What a worker sends back: the outcome (``staging`` empty) and a tar of the staging directory."""
+
+    outcome: GradeOutcome
+    archive: bytes
+    worker: str = ""
+
+
+def package_digest() -> str:
+    """Of this package's code: the instructor's and each worker's must agree."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in _PACKAGE.rglob("*.py") if "__pycache__" not in p.parts):
+        digest.update(path.relative_to(_PACKAGE).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def the_bundle(data: bytes) -> bytes:
+    """The bundle travels as this task's result, so the scheduler can recompute it on another worker
+    when the worker holding it is lost."""
+    return data
+
+
+def grade_remote(
+    bundle: bytes,
+    digest: str,
+    package: str,
+    assignment: str,
+    student: str,
+    submission: bytes,
+    fingerprint: str,
+    unisolated: bool = False,
+    feedback: bool = False,
+) -> RemoteResult:
+    """One student on a Dask worker: :func:`~pe_course.grading_task.grade_one` in a private course
+    directory; the result is the private gradebook, the autograded folder and (with ``feedback``) the
+    student's feedback pages, as a tar.
+
+    A worker where bubblewrap does not work refuses (unless the instructor opted in with
+    ``unisolated``): the student is listed as failed with the worker's name and why."""
+    import warnings
+
+    warnings.filterwarnings("ignore", module="nbformat")  # students' notebooks often lack cell ids
+    worker = _worker_name()
+    with _LOCK:
+        started = time.monotonic()
+        if package != package_digest():
+            why = (
+                f"worker {worker} runs a different pe-course than the client: install the same version on "
+                "every worker"
+            )
+            return RemoteResult(GradeOutcome(student, False, "", fingerprint, error=why), b"", worker)
+        try:
+            policy.check(unisolated=unisolated)
+        except policy.IsolationUnavailable as exc:
+            return RemoteResult(
+                GradeOutcome(student, False, "", fingerprint, error=f"worker {worker}: {exc}"), b"", worker
+            )
+        shared = _bundle_dir(bundle, digest)
+        from hypothesis.configuration import set_hypothesis_home_dir
+
+        # hypothesis would otherwise keep its cache where the working directory was when it was first
+        # imported: inside the first task's scratch course directory (removed), recreated by later tasks
+        set_hypothesis_home_dir(shared / ".hypothesis")
+        root = Path(tempfile.mkdtemp(prefix="pe-course-task-"))
+        try:
+            shutil.copy(shared / "nbgrader_config.py", root / "nbgrader_config.py")
+            for name in ("source", "release", "graders"):
+                (root / name).symlink_to(shared / name, target_is_directory=True)
+            folder = root / "submitted" / student / assignment
+            folder.mkdir(parents=True)
+            untar(submission, folder)
+            staging = root / "staging"
+            task = GradeTask(
+                str(root),
+                assignment,
+                student,
+                str(shared / "template.db"),
+                str(staging),
+                fingerprint,
+                unisolated,
+                feedback,
+            )
+            outcome = grade_one(task)
+            members = []
+            if outcome.ok:
+                folders = ["autograded", *(["feedback"] if outcome.feedback else [])]
+                members = [("gradebook.db", staging / "gradebook.db")] + [
+                    (str(p.relative_to(staging)), p)
+                    for name in folders
+                    for p in sorted((staging / name).rglob("*"))
+                    if p.is_file() and not p.is_symlink()
+                ]
+            outcome.staging = ""
+            outcome.seconds = time.monotonic() - started
+            return RemoteResult(outcome, tar(members), worker)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+            _drop_forgotten()  # the round ended while this student was graded (Ctrl-C)
+
+
+def _bundle_dir(bundle: bytes, digest: str) -> Path:
+    folder = _BUNDLES.get(digest)
+    if folder is not None and folder.is_dir():
+        return folder
+    if hashlib.sha256(bundle).hexdigest() != digest:
+        raise ValueError("the course bundle arrived damaged")
+    folder = Path(tempfile.mkdtemp(prefix=f"pe-course-bundle-{digest[:12]}-"))
+    untar(bundle, folder)
+    _BUNDLES[digest] = folder
+    _FORGOTTEN.discard(digest)
+    groups.sweep_stale()  # groups left on this machine by a worker that was killed outright
+    return folder
+
+
+def forget_bundle(digest: str) -> None:
+    """Run by ``client.run`` on the worker's event loop, so it never waits: a bundle still in use by a
+    (cancelled) task is removed when that task ends."""
+    _FORGOTTEN.add(digest)
+    if _LOCK.acquire(blocking=False):
+        try:
+            _drop_forgotten()
+        finally:
+            _LOCK.release()
+
+
+def _drop_forgotten() -> None:
+    """With ``_LOCK`` held."""
+    for digest in list(_FORGOTTEN):
+        _FORGOTTEN.discard(digest)
+        folder = _BUNDLES.pop(digest, None)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _worker_name() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().name)
+    except (ImportError, ValueError):
+        return f"pid {os.getpid()}"

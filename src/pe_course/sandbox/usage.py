@@ -1,0 +1,143 @@
+"""What a sandboxed run used (peak memory, processes, CPU seconds, limits it hit) and what in those
+figures needs an instructor's look. The figures come from the run's resource group (:mod:`.groups`);
+every record keeps them (``resources`` of ``.grading.json``)."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+NEAR = 0.8  # a run that used this share of a limit is reported as close to it
+
+
+@dataclass
+class Usage:
+    """What one sandboxed run (or several, merged) used, and which group limits it hit."""
+
+    peak_memory: int = 0  # bytes
+    peak_processes: int = 0  # processes and threads at once
+    cpu_seconds: float = 0.0
+    hits: list[str] = field(default_factory=list)  # memory | processes | cpu | disk | background
+
+    def merge(self, other: Usage) -> None:
+        self.peak_memory = max(self.peak_memory, other.peak_memory)
+        self.peak_processes = max(self.peak_processes, other.peak_processes)
+        self.cpu_seconds += other.cpu_seconds
+        self.hits = list(dict.fromkeys([*self.hits, *other.hits]))
+
+    def to_dict(self, memory_limit: int = 0, process_limit: int = 0, cpu_limit: float = 0.0) -> dict:
+        """The record's form, with the limits the run had (0: no resource group)."""
+        data = asdict(self)
+        data["cpu_seconds"] = round(self.cpu_seconds, 3)
+        data.update(memory_limit=memory_limit, process_limit=process_limit, cpu_limit=cpu_limit)
+        return data
+
+
+def _number(value) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def _gib(n: float) -> str:
+    return f"{n / (1 << 30):.2f} GiB"
+
+
+def attention(resources) -> list[tuple[str, str]]:
+    """("resource-limit" | "resource-near", English detail) for each run in a record's "resources".
+
+    A run that went over a group limit, or used at least 80% of its memory or process limit or of
+    its CPU seconds, is worth an instructor's look; the figures say how much of what.
+    """
+    out: list[tuple[str, str]] = []
+    if not isinstance(resources, dict):
+        return out
+    for run, data in list(resources.items())[:4]:
+        if not isinstance(data, dict):
+            continue
+        memory, memory_limit = _number(data.get("peak_memory")), _number(data.get("memory_limit"))
+        procs, proc_limit = _number(data.get("peak_processes")), _number(data.get("process_limit"))
+        cpu, cpu_limit = _number(data.get("cpu_seconds")), _number(data.get("cpu_limit"))
+        figures = (
+            f"peak memory {_gib(memory)} of {_gib(memory_limit)}, peak {procs:g} of {proc_limit:g} "
+            f"processes/threads, {cpu:.1f} of {cpu_limit:g} CPU seconds"
+        )
+        hits = (
+            [h for h in data.get("hits", []) if isinstance(h, str)][:5]
+            if isinstance(data.get("hits"), list)
+            else []
+        )
+        if "background" in hits:
+            hits.remove("background")
+            out.append(
+                (
+                    "resource-limit",
+                    f"{str(run)[:20]}: left processes running after the notebook finished ({figures})",
+                )
+            )
+        near = [
+            what
+            for what, used, limit in (
+                ("memory", memory, memory_limit),
+                ("processes", procs, proc_limit),
+                ("cpu", cpu, cpu_limit),
+            )
+            if limit and used >= NEAR * limit
+        ]
+        if hits:
+            out.append(
+                (
+                    "resource-limit",
+                    f"{str(run)[:20]}: over the {', '.join(h[:20] for h in hits)} limit ({figures})",
+                )
+            )
+        elif near:
+            out.append(
+                ("resource-near", f"{str(run)[:20]}: close to the {', '.join(near)} limit ({figures})")
+            )
+    return out
+
+
+# A sandboxed run's own processes, by the file their command line runs: bubblewrap (twice with a PID
+# namespace) starts the program (the grading worker or the notebook runner), and the notebook runner
+# starts one kernel. Anything else in the group, a fork of any of them included, is the student's.
+ROLE_FILES = {
+    "bwrap": b"bwrap",
+    "worker": b"/worker.py",
+    "nbexec": b"/nbexec.py",
+    "kernel": b"ipykernel_launcher",
+}
+CHILD_ROLES = {"bwrap": ("bwrap", "worker", "nbexec"), "nbexec": ("kernel",)}
+
+
+def _role(pid: int) -> str:
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:6]
+    except OSError:
+        return ""
+    if argv and argv[0].endswith(ROLE_FILES["bwrap"]):
+        return "bwrap"
+    return next(
+        (
+            role
+            for role, marker in ROLE_FILES.items()
+            if role != "bwrap" and any(a.endswith(marker) or a == marker for a in argv)
+        ),
+        "",
+    )
+
+
+def strays(pids: list[int], root: int) -> list[int]:
+    """The processes among ``pids`` (one group's) that the sandboxed program ``root`` did not start as
+    part of itself: what the student's code started and left running."""
+    parents = {}
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            parents[pid] = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    own, grew = {root: _role(root)}, True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if pid not in own and parent in own and _role(pid) in CHILD_ROLES.get(own[parent], ()):
+                own[pid] = _role(pid)
+                grew = True
+    return [pid for pid in pids if pid not in own]
