@@ -7,9 +7,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from pe_course.datafiles import data_files
 from pe_course.notebook import load_reference
 from pe_course.record import GradingRecord
-from pe_course.release import data_files
 from pe_course.sandbox import Sandbox
 from pe_course.score import grade_notebook, load_suite
 from pe_course.selfcheck import reference_submission

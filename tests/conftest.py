@@ -135,8 +135,8 @@ def append_code(nb, code: str):
 def beside_the_notebooks(folder: Path, dest: Path) -> None:
     """What sits beside the notebooks in ``folder`` (data files, the public checks), copied to ``dest``
     as a student has it in JupyterLab (the notebooks themselves excepted)."""
-    from pe_course.publish import PUBLIC_DIR, files_of
-    from pe_course.release import data_files
+    from pe_course.datafiles import PUBLIC_DIR, data_files
+    from pe_course.publish import files_of
 
     dest.mkdir(parents=True, exist_ok=True)
     for name, content in data_files(folder).items():

@@ -18,9 +18,9 @@ import pytest
 from conftest import FUNCTIONS, NOTEBOOKS, REPO
 
 from pe_course import checks as checks_module
-from pe_course.checks import arguments, call_key, memberships
 from pe_course.contracts import parse_contracts
 from pe_course.diagnosis import InProcessCaller
+from pe_course.inputs import arguments, call_key, memberships
 from pe_course.public_checks import Clause, Outcome
 from pe_course.release import points_problems
 from pe_course.score import _grade_function
@@ -207,7 +207,7 @@ def test_every_twin_is_inside_the_contract_and_a_same_result_twin_gets_the_same_
 ):
     """A twin is the nearest input without one feature: it must itself be a valid input, and where the
     graders say the reference gives it the same result, it does (or the charging rule would misjudge)."""
-    from pe_course.checks import twin_call
+    from pe_course.inputs import twin_call
     from pe_course.public_checks import close_enough
 
     func, graded, checked = reference[fn], suite.graded[fn], 0
@@ -274,7 +274,7 @@ import hashlib, json, sys
 from pathlib import Path
 if sys.argv[1] == "many":
     import pe_course.cli, pe_course.demo, pe_course.report.render  # other local modules loaded first
-from pe_course.checks import draw
+from pe_course.drawing import draw
 from pe_course.public_checks import to_data
 from pe_course.score import load_suite
 strategies = load_suite(Path(sys.argv[2])).module("strategies")

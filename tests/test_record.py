@@ -23,8 +23,8 @@ from pe_course.record import (
     GradingRecord,
     Note,
     NoteKind,
-    json_schema,
 )
+from pe_course.record_schema import json_schema
 
 
 def sample_record() -> GradingRecord:
@@ -82,7 +82,7 @@ def sample_record() -> GradingRecord:
 def test_the_schema_in_docs_is_generated_from_the_classes():
     committed = json.loads((REPO / "docs" / "grading-record.schema.json").read_text(encoding="utf-8"))
     assert committed == json_schema(), (
-        "run `python -m pe_course.record` to regenerate docs/grading-record.schema.json"
+        "run `python -m pe_course.record_schema` to regenerate docs/grading-record.schema.json"
     )
 
 

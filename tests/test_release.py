@@ -27,8 +27,9 @@ from nbclient import NotebookClient
 from pe_course import pe_tables
 from pe_course.catalogue import points_table, readme_points_table
 from pe_course.course import Course
+from pe_course.datafiles import MAX_DATA_BYTES, DataFileError, data_files
 from pe_course.notebook import working_directory
-from pe_course.release import MAX_DATA_BYTES, DataFileError, data_files, release_diff, release_problems
+from pe_course.release import release_diff, release_problems
 from pe_course.score import load_suite
 
 SOURCE = REPO / "source" / "positional-encoding"
@@ -612,7 +613,7 @@ def test_the_public_checks_speak_indonesian(suite, reference):
             out = io.StringIO()
             with contextlib.redirect_stdout(out), pytest.raises(AssertionError) as raised:
                 sys.modules["pe_course.public_checks"].HERE = RELEASE / "public_checks"
-                check_function(fn, implementation)
+                check_function(fn, implementation, RELEASE / "public_checks")
             outputs.append(out.getvalue() + str(raised.value))
     for text in outputs:
         found = words(text)
@@ -623,14 +624,14 @@ def test_the_public_checks_ship_no_hidden_case_and_no_reference_code(suite, refe
     """public_checks/ holds the engine, the properties and, per notebook, only the public cases."""
     import json
 
-    from pe_course import public_checks
     from pe_course.public_checks import from_data
+    from pe_course.publish import engine_files
 
     folder = RELEASE / "public_checks"
     assert sorted(p.name for p in folder.iterdir() if p.name != "__pycache__") == sorted(
-        ["__init__.py", "properties.py", *(f"{n}.json" for n in NOTEBOOKS)]
+        [*engine_files(), "properties.py", *(f"{n}.json" for n in NOTEBOOKS)]
     )
-    assert (folder / "__init__.py").read_bytes() == Path(public_checks.__file__).read_bytes()
+    assert all((folder / name).read_bytes() == data for name, data in engine_files().items())
     assert (folder / "properties.py").read_bytes() == (REPO / "graders" / "properties.py").read_bytes()
     cases = suite.module("cases").cases
     for name in NOTEBOOKS:

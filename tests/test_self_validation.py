@@ -11,9 +11,9 @@ import inspect
 import pytest
 from conftest import FUNCTIONS, REPO, reference_nb
 
+from pe_course.datafiles import PUBLIC_DIR
 from pe_course.diagnosis import InProcessCaller
 from pe_course.public_checks import run_public
-from pe_course.publish import PUBLIC_DIR
 from pe_course.sandbox import Sandbox
 from pe_course.score import _grade_function, grade_notebook, load_suite
 from pe_course.selfcheck import flawed_students, hard_coder, run_selfcheck

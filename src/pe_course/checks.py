@@ -33,13 +33,23 @@ only; the declaration also carries the upstream's misconceptions over to the fun
 from __future__ import annotations
 
 import contextlib
-import functools
-import inspect
-import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .declarations import (  # the graders' vocabulary, in one import
+    Check,
+    Composition,
+    Graded,
+    InputClass,
+    Misconception,
+    builds_on,
+    check,
+    graded,
+    misconception,
+)
+from .drawing import draw, shrink
+from .inputs import call_key, memberships, size_of, twin_call
 from .public_checks import (
     BASE_CLAUSE,
     CheckFailed,
@@ -60,7 +70,6 @@ from .public_checks import (
     resolve,
     settle,
     show_call,
-    to_data,
     trace,
     unproven_form,
     verdicts,
@@ -68,6 +77,8 @@ from .public_checks import (
 
 __all__ = [
     "CheckFailed",
+    "Composition",
+    "Misconception",
     "Grader",
     "InputClass",
     "as_array",
@@ -78,274 +89,6 @@ __all__ = [
     "graded",
     "misconception",
 ]
-
-# A failing generated check looks for a smaller failing input with at most this many distinct
-# evaluations (a count, not a time: a re-grade must find the same input).
-SHRINK_EVALUATIONS = 60
-
-
-# --------------------------------------------------------------------------------------------
-# Declarations
-# --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Check:
-    function: str
-    name: str
-    title: str
-    clause: str  # the contract clause (e.g. "K2") of ``function`` that this check enforces
-    run: Callable[[Grader], None]
-    # what the public check runs of it: a property of graders/properties.py and its public inputs
-    public: tuple[Callable[..., None], tuple[tuple, ...]] | None = None
-
-    @property
-    def cell(self) -> str:
-        return f"test_{self.function}"
-
-
-@dataclass(frozen=True)
-class InputClass:
-    """A narrower class of input one clause names (a Python list, ``T = 0``, ``base`` given, ...).
-
-    ``member`` and ``twin`` receive the call's arguments by name, defaults filled in. ``twin`` gives
-    the arguments of the nearest input without this feature (the same ids as an array, a table one
-    row longer, the default ``base``); ``same_expected`` says that the reference gives the twin the
-    same result. A class without a twin (an input that must raise) is always its clause's.
-    """
-
-    clause: str
-    name: str
-    member: Callable[..., bool]
-    twin: Callable[..., dict] | None = None
-    same_expected: bool = False
-
-
-@dataclass(frozen=True)
-class Graded:
-    """A graded function's classes of input (most specific first) and its form clause."""
-
-    function: str
-    classes: tuple[InputClass, ...] = ()
-    form: str | None = None  # the clause that promises the result's form (container, and shape if form_shape)
-    form_shape: bool = False
-    base: str = BASE_CLAUSE
-    # inputs the graders must draw besides every class (combinations a clause names), by Indonesian name:
-    # each predicate receives the call's arguments by name (tests/test_contracts.py checks they are drawn)
-    must_draw: tuple[tuple[str, Callable[..., bool]], ...] = ()
-    # the clause that says "raise <error> exactly when ...": an ordinary valid input on which the
-    # function raises that error is charged to it too (code raising everywhere does not earn it)
-    raises: tuple[str, str] | None = None
-
-
-def graded(
-    function: str,
-    *classes: InputClass,
-    form: str | None = None,
-    form_shape: bool = False,
-    must_draw: dict[str, Callable[..., bool]] | None = None,
-    raises: tuple[str, str] | None = None,
-) -> Graded:
-    """Declare (at module level) the classes of input and the form clause of graded ``function``;
-    ``must_draw``: combinations of classes (or other inputs) the graders' own inputs must include;
-    ``raises=("K4", "ValueError")``: the clause that says when that error is raised."""
-    return Graded(
-        function, tuple(classes), form, form_shape, must_draw=tuple((must_draw or {}).items()), raises=raises
-    )
-
-
-@dataclass(frozen=True)
-class Misconception:
-    function: str
-    id: str
-    hint: str
-    implementation: Callable[..., Any]
-    carried_from: str | None = None  # upstream function whose misconception this one carries over
-
-    @property
-    def description(self) -> str:
-        return (self.implementation.__doc__ or "").strip()
-
-
-@dataclass(frozen=True)
-class Composition:
-    """How ``function`` is built on ``upstream`` (another graded function, graded before it).
-
-    ``build(upstream_fn, *args, **kwargs)`` computes ``function(*args, **kwargs)`` the way the
-    notebook suggests, calling ``upstream_fn`` wherever the student's code would call ``upstream``;
-    with a catalogued wrong ``upstream_fn`` it is that misconception carried into ``function``.
-    """
-
-    function: str
-    upstream: str
-    build: Callable[..., Any]
-
-    def carry(self, m: Misconception) -> Misconception:
-        """``m`` (a misconception of the upstream function) as it shows up in ``function``."""
-
-        def implementation(*args: Any, **kwargs: Any) -> Any:
-            return self.build(m.implementation, *args, **kwargs)
-
-        implementation.__doc__ = f"{self.function} built on {self.upstream} with: {m.description}"
-        hint = (
-            f"{m.hint} (Kesalahan ini ada di kode `{self.function}` sendiri: saat `{self.function}` dinilai, "
-            f"pemanggilan `{self.upstream}` di dalamnya selalu memberi hasil yang benar.)"
-        )
-        return Misconception(self.function, m.id, hint, implementation, carried_from=self.upstream)
-
-
-def check(
-    function: str,
-    name: str,
-    clause: str,
-    title: str,
-    public: tuple[Callable[..., None], list[tuple]] | None = None,
-):
-    """Declare a check of ``function`` (stable ``name``, Indonesian ``title``) that enforces clause
-    ``clause``. ``public=(prop, inputs)``: the public check runs ``prop(checker, *args)`` (a function of
-    ``graders/properties.py``, which ships with the release) on each of ``inputs``."""
-
-    def wrap(fn: Callable[[Grader], None]):
-        shown = (public[0], tuple(tuple(args) for args in public[1])) if public else None
-        fn.__pe_check__ = Check(function, name, title, clause, fn, shown)  # type: ignore[attr-defined]
-        return fn
-
-    return wrap
-
-
-def misconception(function: str, id: str, hint: str):
-    """Declare a documented wrong implementation of ``function`` with a hint for students."""
-
-    def wrap(fn: Callable[..., Any]):
-        fn.__pe_misconception__ = Misconception(function, id, hint, fn)  # type: ignore[attr-defined]
-        return fn
-
-    return wrap
-
-
-def builds_on(function: str, upstream: str):
-    """Declare that ``function`` is built on the graded function ``upstream`` (see :class:`Composition`)."""
-
-    def wrap(fn: Callable[..., Any]):
-        fn.__pe_composition__ = Composition(function, upstream, fn)  # type: ignore[attr-defined]
-        return fn
-
-    return wrap
-
-
-def _hypothesis_settings(n: int, phases: tuple[str, ...]):
-    from hypothesis import HealthCheck, Phase, settings
-
-    return settings(
-        max_examples=n,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        phases=[getattr(Phase, p) for p in phases],
-        suppress_health_check=list(HealthCheck),
-    )
-
-
-@contextlib.contextmanager
-def _same_draws_everywhere() -> Iterator[None]:
-    """Hypothesis (6.1xx) sometimes draws numbers and strings found in the "local" modules loaded so
-    far: which ones depends on the import order and on whether this package is installed editable or
-    from a wheel (on a Dask worker). Drawing without them, the graders' inputs are the same on every
-    machine and in every process."""
-    try:
-        from hypothesis.internal.conjecture import providers
-    except ImportError:  # pragma: no cover (another Hypothesis layout: nothing to switch off)
-        yield
-        return
-    original = getattr(providers, "_get_local_constants", None)
-    if original is None:  # pragma: no cover
-        yield
-        return
-    empty = providers.Constants()
-    providers._get_local_constants = lambda: empty
-    providers.CONSTANTS_CACHE.cache.clear()
-    try:
-        yield
-    finally:
-        providers._get_local_constants = original
-        providers.CONSTANTS_CACHE.cache.clear()
-
-
-@functools.cache
-def draw(strategy_factory: Callable[[], Any], n: int) -> tuple:
-    """``n`` deterministic examples of a hypothesis strategy (cached per process).
-
-    Derandomized, database-free and independent of what else is loaded, so a re-grade sees exactly
-    the same inputs, on any machine.
-    """
-    from hypothesis import given
-
-    out: list = []
-
-    @_hypothesis_settings(n, ("explicit", "generate"))
-    @given(strategy_factory())
-    def collect(example):
-        if len(out) < n:
-            out.append(example)
-
-    with _same_draws_everywhere():
-        collect()
-    return tuple(out)
-
-
-# --------------------------------------------------------------------------------------------
-# Classes of input: which a call belongs to, and its twin
-# --------------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=64)
-def _signature(func: Callable[..., Any]) -> inspect.Signature:
-    return inspect.signature(func)
-
-
-def arguments(func: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The call's arguments by parameter name of ``func`` (the reference), defaults filled in."""
-    try:
-        bound = _signature(func).bind(*args, **kwargs)
-    except TypeError:
-        return None
-    bound.apply_defaults()
-    return dict(bound.arguments)
-
-
-def _is_default(value: Any, default: Any) -> bool:
-    if default is inspect.Parameter.empty:
-        return False
-    if value is default:
-        return True
-    return isinstance(value, (int, float)) and isinstance(default, (int, float)) and value == default
-
-
-def rebuild(func: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], new: Mapping[str, Any]):
-    """A call of ``func`` with the arguments ``new``, written as the original call was: the same
-    positional parameters positional, the rest by keyword, trailing defaults left out."""
-    params = _signature(func).parameters
-    names = list(params)
-    positional = [new[p] for p in names[: len(args)]]
-    while positional and _is_default(positional[-1], params[names[len(positional) - 1]].default):
-        positional.pop()
-    rest = {
-        p: new[p] for p in names[len(positional) :] if p in new and not _is_default(new[p], params[p].default)
-    }
-    return tuple(positional), rest
-
-
-def memberships(graded_fn: Graded | None, func: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any]):
-    """The classes of input a call belongs to, in the graders' order (empty: an ordinary input)."""
-    if graded_fn is None:
-        return []
-    named = arguments(func, args, kwargs)
-    if named is None:
-        return []
-    return [c for c in graded_fn.classes if c.member(**named)]
-
-
-def twin_call(cls: InputClass, func: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any]):
-    named = arguments(func, args, kwargs)
-    if cls.twin is None or named is None:
-        return None
-    return rebuild(func, args, kwargs, {**named, **cls.twin(**named)})
 
 
 # --------------------------------------------------------------------------------------------
@@ -372,18 +115,6 @@ class CallRecord:
 def reference_outcome(func: Callable[..., Any], args: tuple, kwargs: dict) -> Outcome:
     """Call trusted code on private copies of the arguments and wrap the result as an Outcome."""
     return call_outcome(func, args, kwargs)
-
-
-def call_key(fn: str, args: tuple, kwargs: Mapping[str, Any]) -> str:
-    """A call as a string: equal for equal arguments (of equal dtypes)."""
-    return json.dumps([fn, to_data(list(args)), {k: to_data(v) for k, v in sorted(kwargs.items())}])
-
-
-def size_of(value: Any) -> int:
-    try:
-        return len(json.dumps(to_data(value)))
-    except (TypeError, ValueError):
-        return len(repr(value))
 
 
 @dataclass
@@ -525,7 +256,7 @@ class Grader:
             def charged_here(example: Any, clause: str = clause) -> bool:
                 return clause in self._trying(body, example, dry=True)
 
-            shrunk = _shrink(strategy_factory, charged_here)
+            shrunk = shrink(strategy_factory, charged_here)
             if shrunk is not None:
                 self._trying(body, shrunk, only=clause)  # a smaller input for the message: never a new charge
 
@@ -648,29 +379,3 @@ class Grader:
             yield
         finally:
             self.check = outer
-
-
-def _shrink(
-    strategy_factory: Callable[[], Any], fails: Callable[[Any], bool], budget: int = SHRINK_EVALUATIONS
-) -> Any | None:
-    """A small input on which ``fails`` holds, found by hypothesis (``None`` when none is found in the budget)."""
-    from hypothesis import find
-    from hypothesis.errors import HypothesisException, NoSuchExample
-
-    seen: dict[str, bool] = {}
-
-    def predicate(example: Any) -> bool:
-        key = repr(example)
-        if key not in seen:
-            if len(seen) >= budget:
-                return False
-            seen[key] = bool(fails(example))
-        return seen[key]
-
-    try:
-        with _same_draws_everywhere():
-            return find(
-                strategy_factory(), predicate, settings=_hypothesis_settings(budget, ("generate", "shrink"))
-            )
-    except (NoSuchExample, HypothesisException):
-        return None

@@ -24,9 +24,9 @@ from nbgrader.preprocessors import Execute
 from traitlets import Float, Int
 from traitlets.config import LoggingConfigurable
 
+from .datafiles import sandbox_data_files
 from .notebook import is_test_cell
 from .record import NoteKind
-from .release import sandbox_data_files
 from .sandbox import Limits, MiB, Sandbox, Usage, read_file, write_file
 from .sandbox.channel import LineClosed, LineReader, LineTimeout, LineTooLong
 from .sandbox.policy import unisolated_allowed

@@ -3,7 +3,7 @@
 ``pe-course release`` writes ``source/<assignment>/public_checks/`` (and nbgrader copies it into
 ``release/``, beside the notebooks):
 
-- ``__init__.py``: :mod:`pe_course.public_checks` verbatim (the comparisons, the messages and the
+- the modules of :mod:`pe_course.public_checks` verbatim (the comparisons, the messages and the
   charging rule the graders use);
 - ``properties.py``: ``graders/properties.py`` verbatim (properties that need no reference);
 - ``<notebook>.json``: for each graded function of the notebook, its clauses with their points
@@ -22,12 +22,19 @@ from pathlib import Path
 from typing import Any
 
 from . import public_checks
-from .checks import Check, arguments, memberships, reference_outcome, twin_call
+from .checks import reference_outcome
+from .declarations import Check
+from .inputs import arguments, memberships, twin_call
 from .public_checks import outcome_to_data, show_call, to_data
 
-PUBLIC_DIR = "public_checks"
 MAX_PUBLIC_DEPTH = 3  # twin steps a public case may need (its data nests that deep; keep public cases simple)
-ENGINE, PROPERTIES = "__init__.py", "properties.py"
+PROPERTIES = "properties.py"
+
+
+def engine_files() -> dict[str, bytes]:
+    """The modules of :mod:`pe_course.public_checks`, by file name: what ships as the engine."""
+    folder = Path(public_checks.__file__).parent
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("*.py"))}
 
 
 def _case(suite: Any, reference: Any, fn: str, args: tuple, kwargs: dict, depth: int = 0) -> dict:
@@ -125,7 +132,7 @@ def spec_of(suite: Any, reference: Any, fn: str) -> dict:
 def public_files(suite: Any, reference: Any, notebooks: list[str]) -> dict[str, bytes]:
     """Every file of ``public_checks/`` by name, for the notebooks that have graded functions."""
     files = {
-        ENGINE: Path(public_checks.__file__).read_bytes(),
+        **engine_files(),
         PROPERTIES: (Path(suite.path) / PROPERTIES).read_bytes(),
     }
     for notebook in notebooks:

@@ -3,7 +3,7 @@
 One typed record, written by the autograde step (``ScoreWithGraders``) and read back by
 ``pe-course grade``'s summary, the report and the tests. Statuses and note kinds are enums; a note
 is ``Note(kind, detail)``; "needs attention" is :meth:`GradingRecord.attention`, in one place.
-``docs/grading-record.schema.json`` is generated from these classes (``python -m pe_course.record``)
+``docs/grading-record.schema.json`` is generated from these classes (``python -m pe_course.record_schema``)
 and checked against them by the tests.
 
 Records are read back as untrusted data (a student cannot write them, but a damaged or hand-edited
@@ -14,13 +14,10 @@ per clause) are still read.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import os
 import tempfile
-import types
-import typing
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -397,127 +394,3 @@ def _clauses_of_v3(checks: list) -> list[ClauseResult]:
             c.passed = False
             c.checks.append(_text(chk.get("name"), "?"))
     return list(found.values())
-
-
-# --------------------------------------------------------------------------------------------
-# JSON Schema (docs/grading-record.schema.json), generated from the classes above
-# --------------------------------------------------------------------------------------------
-def json_schema() -> dict[str, Any]:
-    """The JSON Schema of a ``.grading.json`` record of the current version."""
-    check = _object_schema(CheckResult)
-    clause = _object_schema(ClauseResult)
-    cell = {
-        "type": "object",
-        "required": [
-            "grade_id",
-            "function",
-            "score",
-            "max_score",
-            "status",
-            "clauses",
-            "checks",
-            "misconceptions",
-        ],
-        "properties": {
-            "grade_id": {"type": "string"},
-            "function": {"type": "string"},
-            "score": {"type": "number"},
-            "max_score": {"type": "number"},
-            "status": {"enum": [s.value for s in CellStatus]},
-            "clauses": {
-                "type": "array",
-                "items": {"$ref": "#/$defs/clause"},
-                "description": "the function's clauses (Ketentuan yang dinilai): the unit of credit",
-            },
-            "checks": {"type": "array", "items": {"$ref": "#/$defs/check"}},
-            "misconceptions": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "ids of the catalogued misconceptions diagnosed (graders/)",
-            },
-        },
-        "additionalProperties": False,
-    }
-    note = {
-        "type": "object",
-        "required": ["kind", "detail"],
-        "additionalProperties": False,
-        "properties": {"kind": {"enum": [k.value for k in NoteKind]}, "detail": {"type": "string"}},
-    }
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://pe-course/grading-record.schema.json",
-        "title": "pe-course grading record (<notebook>.grading.json)",
-        "description": "Written next to each autograded notebook by pe_course (GradingRecord.to_dict).",
-        "type": "object",
-        "required": [
-            "version",
-            "student",
-            "assignment",
-            "notebook",
-            "score",
-            "max_score",
-            "isolation",
-            "seconds",
-            "notes",
-            "cell_errors",
-            "timed_out_cells",
-            "resources",
-            "cells",
-        ],
-        "properties": {
-            "version": {"const": RECORD_VERSION},
-            "student": {"type": ["string", "null"]},
-            "assignment": {"type": ["string", "null"]},
-            "notebook": {"type": "string"},
-            "score": {"type": "number"},
-            "max_score": {"type": "number"},
-            "isolation": {"type": "string", "description": "how the student's code was isolated"},
-            "seconds": {"type": "number"},
-            "notes": {"type": "array", "items": {"$ref": "#/$defs/note"}},
-            "cell_errors": {
-                "type": "array",
-                "items": {"type": "object"},
-                "description": "top-level code cells that failed while the graders loaded the code",
-            },
-            "timed_out_cells": {"type": "array", "items": {"type": "integer"}},
-            "resources": {
-                "type": "object",
-                "additionalProperties": {"type": "object"},
-                "description": "per sandboxed run (execute, score): peak_memory, peak_processes, "
-                "cpu_seconds, hits, limits",
-            },
-            "cells": {"type": "array", "items": {"$ref": "#/$defs/cell"}},
-        },
-        "additionalProperties": False,
-        "$defs": {"clause": clause, "check": check, "cell": cell, "note": note},
-    }
-
-
-_JSON_TYPES = {str: "string", bool: "boolean", float: "number", int: "integer"}
-
-
-def _object_schema(cls) -> dict[str, Any]:
-    hints = typing.get_type_hints(cls)
-    properties, required = {}, []
-    for f in dataclasses.fields(cls):
-        kind = hints[f.name]
-        if isinstance(kind, types.UnionType):
-            kind = next(a for a in typing.get_args(kind) if a is not type(None))
-        if typing.get_origin(kind) is list:
-            properties[f.name] = {"type": "array", "items": {"type": _JSON_TYPES[typing.get_args(kind)[0]]}}
-        else:
-            properties[f.name] = {"type": _JSON_TYPES[kind]}
-        required.append(f.name)
-    return {"type": "object", "required": required, "properties": properties, "additionalProperties": False}
-
-
-SCHEMA_PATH = Path("docs") / "grading-record.schema.json"
-
-
-if __name__ == "__main__":  # python -m pe_course.record: regenerate docs/grading-record.schema.json
-    from .course import Course
-
-    target = Course.here().root / SCHEMA_PATH
-    atomic_write(target, json.dumps(json_schema(), indent=2) + "\n")
-    print(f"wrote {target}")

@@ -7,9 +7,7 @@ must be a stub that raises ``NotImplementedError``, and no notebook may carry ou
 from __future__ import annotations
 
 import io
-import os
 import shutil
-import stat
 import tempfile
 import zipfile
 from pathlib import Path
@@ -20,8 +18,9 @@ import numpy as np
 
 from .contracts import parse_contracts
 from .course import Course
+from .datafiles import PUBLIC_DIR, DataFileError, data_files
 from .notebook import HIDDEN_MARKER, SOLUTION_BEGIN, SOLUTION_END, grade_id, is_test_cell, nbgrader_meta
-from .publish import ENGINE, PUBLIC_DIR, files_of
+from .publish import engine_files, files_of
 
 VOLATILE_CELL_KEYS = ("id",)
 RUBRIC_HEADING = (
@@ -29,81 +28,8 @@ RUBRIC_HEADING = (
 )
 
 
-# Data files shipped beside the notebooks (e.g. pe_tables.npz, see pe_course.pe_tables): copied by
-# generate_assignment into release/, and into the sandbox's scratch directory for every run of a
-# student's code, so they must stay small and be plain data (NumPy archives, loaded without pickle).
-DATA_SUFFIXES = (".npz",)
-MAX_DATA_BYTES = 4 * 1024 * 1024  # one data file
-MAX_DATA_FILES = 8
-
-
 class ReleaseError(RuntimeError):
     pass
-
-
-class DataFileError(ReleaseError):
-    """A file beside the notebooks that may not go to the students or into the sandbox."""
-
-
-def data_files(folder: Path) -> dict[str, bytes]:
-    """The assignment's data files in ``folder`` (every entry but the notebooks and hidden names), by name.
-
-    Raises :class:`DataFileError`, saying which file and why, for anything that is not a small regular
-    file (no symlink, no folder) with a suffix of ``DATA_SUFFIXES``.
-    """
-    folder = Path(folder)
-    if not folder.is_dir():
-        return {}
-    names = sorted(
-        n
-        for n in os.listdir(folder)
-        if not n.startswith(".")
-        and not n.endswith(".ipynb")
-        and n != PUBLIC_DIR  # the public checks: not data
-    )
-    if len(names) > MAX_DATA_FILES:
-        raise DataFileError(
-            f"{folder}: {len(names)} data files beside the notebooks (at most {MAX_DATA_FILES})"
-        )
-    found = {}
-    for name in names:
-        path = folder / name
-        info = os.lstat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise DataFileError(f"{path}: not a regular file (a folder or symlink cannot be shipped)")
-        if not name.endswith(DATA_SUFFIXES):
-            raise DataFileError(
-                f"{path}: only data files ({', '.join(DATA_SUFFIXES)}) may sit beside the notebooks"
-            )
-        if info.st_size > MAX_DATA_BYTES:
-            raise DataFileError(
-                f"{path}: {info.st_size / 2**20:.1f} MiB, over the limit of {MAX_DATA_BYTES / 2**20:g} MiB for "
-                "a data file (it is copied into the sandbox for every student's run)"
-            )
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(fd, "rb") as f:
-            found[name] = f.read(MAX_DATA_BYTES + 1)
-        if len(found[name]) > MAX_DATA_BYTES:
-            raise DataFileError(f"{path}: grew over {MAX_DATA_BYTES / 2**20:g} MiB while being read")
-    return found
-
-
-def assignment_data_files(config: Any, assignment: str) -> dict[str, bytes]:
-    """The data files of ``release/<assignment>/`` as nbgrader's configuration places it."""
-    from nbgrader.coursedir import CourseDirectory
-
-    coursedir = CourseDirectory(config=config)
-    return data_files(Path(coursedir.format_path(coursedir.release_directory, ".", assignment)))
-
-
-def sandbox_data_files(config: Any, assignment: str, log: Any) -> dict[str, bytes]:
-    """:func:`assignment_data_files` for a sandboxed run; on a file that may not go there, says why in
-    the log and gives none (the run goes on: what needs the file then fails there, visibly)."""
-    try:
-        return assignment_data_files(config, assignment)
-    except (DataFileError, OSError) as exc:
-        log.error("The assignment's data files are not put into the sandbox: %s", exc)
-        return {}
 
 
 def _data_problems(release_dir: Path, source_dir: Path) -> list[str]:
@@ -179,9 +105,10 @@ def _public_problems(release_dir: Path) -> list[str]:
         return []
     files = files_of(folder)
     problems = []
-    if files.get(ENGINE) != Path(__file__).with_name("public_checks.py").read_bytes():
+    stale = [name for name, data in engine_files().items() if files.get(name) != data]
+    if stale:
         problems.append(
-            f"{PUBLIC_DIR}/{ENGINE} is not this version's pe_course.public_checks (run `pe-course release`)"
+            f"{PUBLIC_DIR}/{', '.join(stale)}: not this version's pe_course.public_checks (run `pe-course release`)"
         )
     for path in notebooks:
         if f"{path.stem}.json" not in files and "from public_checks import" in path.read_text(

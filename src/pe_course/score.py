@@ -24,13 +24,13 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
 from .checks import Check, CheckFailed, Composition, Graded, Grader, Misconception
+from .datafiles import sandbox_data_files
 from .diagnosis import diagnose
 from .execute import sandbox_from_config
 from .feedback import cell_markdown, cell_text
 from .notebook import grade_id, is_test_cell, load_reference, test_cell_ids, worker_cells
 from .public_checks import Clause
 from .record import CellResult, CellStatus, CheckResult, ClauseResult, GradingRecord, Note, NoteKind
-from .release import sandbox_data_files
 from .sandbox import Limits, Sandbox
 from .sandbox.client import StudentProcess
 from .sandbox.policy import IsolationUnavailable
@@ -195,7 +195,7 @@ def grade_notebook(
 ) -> GradingRecord:
     """Grade every graded function of ``nb`` (a notebook dict) with the hidden graders.
 
-    ``files``: the assignment's data files (``pe_course.release.data_files``), put beside the
+    ``files``: the assignment's data files (``pe_course.datafiles.data_files``), put beside the
     submission's code in the worker's scratch directory as they sit beside the notebook for the student.
     """
     started = time.monotonic()

@@ -23,11 +23,11 @@ from typing import Any
 import nbformat
 
 from .course import Course
+from .datafiles import DataFileError, data_files
 from .diagnosis import InProcessCaller
 from .notebook import load_reference, strip_solution_markers
 from .public_checks import close_enough, from_data, run_public
 from .publish import public_files
-from .release import DataFileError, data_files
 from .sandbox import Sandbox
 from .score import _grade_function, grade_notebook, load_suite
 

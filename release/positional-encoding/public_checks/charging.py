@@ -1,0 +1,362 @@
+"""The charging rule: which clause a failure is charged to (see the package docstring)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .compare import close_enough
+from .messages import CheckFailed, Outcome, untrusted
+
+BASE_CLAUSE = "K1"
+
+
+# --------------------------------------------------------------------------------------------
+# Clauses, and charging a failure to one of them
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Clause:
+    id: str  # "K1"
+    text: str  # as the notebook states it
+    points: float
+
+
+@dataclass
+class Failure:
+    """A failure charged to one clause (the record keeps the smallest per clause)."""
+
+    clause: str
+    message: str
+    check: str = ""
+    input: str = ""
+    expected: str = ""
+    obtained: str = ""
+    size: int = 0
+    own: bool = True  # the input belongs to the clause's own class (K1: an ordinary input)
+    origin: str = ""  # the clause of the input's class, when the failure was charged elsewhere
+    must_raise: bool = False  # on an input the reference raises for (shown last for other clauses)
+
+
+@dataclass
+class ClauseVerdict:
+    clause: Clause
+    failure: Failure | None = None
+    checks: list[str] = field(default_factory=list)  # the checks whose failures were charged here
+    # a failure on an input of this clause's class charged to another clause as the same mistake:
+    # the clause keeps its points, and the student is told to look again once that one is fixed
+    deferred: Failure | None = None
+
+    @property
+    def note(self) -> str:
+        if self.failure is not None or self.deferred is None:
+            return ""
+        return (
+            f"Input khusus ketentuan ini juga gagal ({self.deferred.input}), tetapi sebagai kesalahan yang "
+            f"sama dengan yang dibebankan ke {self.deferred.clause}; periksa lagi setelah "
+            f"{self.deferred.clause} diperbaiki."
+        )
+
+    @property
+    def passed(self) -> bool:
+        return self.failure is None
+
+    @property
+    def points(self) -> float:
+        return self.clause.points if self.passed else 0.0
+
+
+# How the twin of a failing input went (see the module docstring).
+TWIN_PASSED = "twin-passed"  # the mistake is the narrower clause's own
+SAME_VALUES = "same-values"  # wrong on both, related as the reference's results are: the twin's mistake
+UNCLEAR = "unclear"  # an error on one or both: the twin's mistake if the clause has evidence
+DIFFERENT = "different"  # another mistake than on the twin (inconsistent, or ignoring the feature)
+MAX_TWIN_DEPTH = 6  # twin steps followed at most
+
+
+@dataclass(frozen=True)
+class Step:
+    clause: str  # the clause of the input's class
+    relation: str | None  # how its twin went (None: the class has no twin)
+    name: str = ""  # the class's name, e.g. "ids berupa list Python"
+
+
+@dataclass(frozen=True)
+class Membership:
+    """A class of input a call belongs to: its clause, its twin (a call, or None), and whether the
+    reference gives the twin the same result."""
+
+    clause: str
+    twin: Any = None
+    same_expected: bool = False
+    name: str = ""
+
+
+def evidence_for(found: list[Membership], must_raise: bool, base: str = BASE_CLAUSE) -> set[str]:
+    """The clauses a right answer is evidence for: every class the input belongs to, or K1 for an
+    ordinary input; for an input that must raise, only the class that makes it raise (an error raised
+    there says nothing about lists, ``base`` or empty ids)."""
+    if not found:
+        return {base}
+    return {found[0].clause} if must_raise else {m.clause for m in found}
+
+
+def _gist(message: str) -> str:
+    """An error message without its numbers: "didapat 7" and "didapat 2" come from the same check."""
+    return re.sub(r"\d+(?:\.\d+)?", "#", message)
+
+
+@dataclass
+class RaiseWatch:
+    """The clause that says "raise ``ValueError`` exactly when …" (``raises = (clause, error)``).
+
+    A function that raises its own such error — with the message it gives where the clause asks for
+    the error — on a valid input whose failure would go to K1 has a wrong check, not a wrong formula:
+    that failure is charged to the raise clause instead (and code that raises everywhere earns
+    neither: K1 then has no ordinary input answered right). A crash that happens to be a ``ValueError``
+    (NumPy's broadcasting, say) gives another message and stays K1's."""
+
+    raises: tuple[str, str] | None = None
+    messages: set[str] = field(default_factory=set)  # the function's messages where the error is due
+
+    def saw(self, outcome: Outcome, expected: Outcome) -> None:
+        """One compared call: the reference's ``expected`` and the student's ``outcome``."""
+        if (
+            self.raises
+            and expected.kind == outcome.kind == "raised"
+            and expected.error == outcome.error == self.raises[1]
+        ):
+            self.messages.add(_gist(outcome.message))
+
+    def own_check(self, exc: CheckFailed) -> bool:
+        """Whether a failure on a valid input is the function raising its own check's error."""
+        o = exc.outcome
+        return bool(
+            self.raises
+            and not exc.must_raise
+            and o is not None
+            and o.kind == "raised"
+            and o.error == self.raises[1]
+            and _gist(o.message) in self.messages
+        )
+
+
+def relation(
+    outcome: Outcome, twin_outcome: Outcome, same_expected: bool, rtol: float = 1e-6, atol: float = 1e-8
+) -> str:
+    """How a failing call relates to its failing twin, from the student's outcomes on both."""
+    if outcome.ok and twin_outcome.ok:
+        same = close_enough(outcome.value, twin_outcome.value, rtol, atol)
+        return SAME_VALUES if same == same_expected else DIFFERENT
+    return UNCLEAR
+
+
+def trace(
+    call: Any,
+    outcome: Outcome,
+    memberships_of: Callable[[Any], list[Membership]],
+    evaluate: Callable[[Any], tuple[Outcome, bool]],
+    rtol: float = 1e-6,
+    atol: float = 1e-8,
+) -> list[Step]:
+    """The steps that decide where a failure on ``call`` is charged (see :func:`resolve`).
+
+    An input that must raise (its first class has no twin) and got a value back is that class's.
+    Otherwise a class whose twin the function gets right is the one at fault (a list that raised
+    where its array twin raises the right error). Otherwise the failure is followed to the twin of
+    the first class, unless the first class has no twin (its clause is charged) or the two results
+    show another mistake.
+    """
+    steps: list[Step] = []
+    for _ in range(MAX_TWIN_DEPTH):
+        found = memberships_of(call)
+        if not found:
+            break
+        if found[0].twin is None and outcome.ok:  # it had to raise and returned: the raising clause's
+            return [*steps, Step(found[0].clause, None, found[0].name)]
+        head = None
+        for m in found:
+            if m.twin is None:
+                continue
+            twin_outcome, passed = evaluate(m.twin)
+            if passed:
+                return [*steps, Step(m.clause, TWIN_PASSED, m.name)]
+            if head is None and m is found[0]:
+                head = twin_outcome
+        if head is None:
+            steps.append(Step(found[0].clause, None, found[0].name))
+            break
+        rel = relation(outcome, head, found[0].same_expected, rtol, atol)
+        steps.append(Step(found[0].clause, rel, found[0].name))
+        if rel == DIFFERENT:
+            break
+        call, outcome = found[0].twin, head
+    return steps
+
+
+def resolve(steps: Iterable[Step], evidence: set[str] | None, base: str = BASE_CLAUSE) -> str:
+    """The clause a failure is charged to, from its steps and the clauses with evidence (at least one
+    of their inputs answered right; None: take every clause as having some, for a first guess)."""
+    return _deciding(steps, evidence, base)[0]
+
+
+def why(steps: Iterable[Step], evidence: set[str] | None, base: str = BASE_CLAUSE) -> str:
+    """Why a failure went to its clause, in a sentence for the student (empty for an ordinary input)."""
+    clause, step = _deciding(steps, evidence, base)
+    if step is None:
+        return ""
+    if step.relation == TWIN_PASSED:
+        return (
+            f"Kegagalan ini khusus untuk input dengan ciri \u201c{step.name}\u201d: tanpa ciri itu (input biasa "
+            f"yang paling dekat dengannya) hasil Anda benar, jadi dibebankan ke {clause}."
+        )
+    if step.relation is None:
+        return f"Input ini termasuk \u201c{step.name}\u201d, yang dinilai oleh {clause}."
+    if step.relation == UNCLEAR:
+        return (
+            f"Input ini termasuk \u201c{step.name}\u201d; input biasa yang paling dekat dengannya juga gagal, "
+            f"dan belum ada input {clause} lain yang lolos, jadi kegagalan ini dibebankan ke {clause}."
+        )
+    return (
+        f"Input ini termasuk \u201c{step.name}\u201d; input biasa yang paling dekat dengannya juga gagal, "
+        f"tetapi dengan cara lain, jadi kegagalan ini dibebankan juga ke {clause}."
+    )
+
+
+def settle(
+    pending: Iterable[tuple[list[Step], CheckFailed, str, int]],
+    evidence: set[str],
+    base: str = BASE_CLAUSE,
+    watch: RaiseWatch | None = None,
+) -> list[Failure]:
+    """The failures whose clause waited for the evidence, charged now (the graders and the public
+    check alike), each message ending with why it went there. With ``watch``, a failure that would go
+    to K1 but is the function raising its own check's error on a valid input goes to the raise clause
+    (see :class:`RaiseWatch`), and then K1 needs an ordinary input answered right."""
+    out: list[Failure] = []
+    moved: list[Failure] = []
+    for steps, exc, check, size in pending:
+        clause = resolve(steps, evidence, base)
+        if clause == base and watch is not None and watch.raises and watch.own_check(exc):
+            raise_clause, error = watch.raises[0], untrusted(watch.raises[1])
+            moved.append(
+                Failure(
+                    raise_clause,
+                    f"{str(exc).rstrip('.')}. Input ini sah: {error} hanya boleh dilempar untuk input yang "
+                    f"disebut {raise_clause}.",
+                    check,
+                    exc.input,
+                    "tanpa " + error,
+                    error,
+                    size,
+                    own=False,
+                )
+            )
+            continue
+        reason = why(steps, evidence, base)
+        message = f"{str(exc).rstrip('.')}. {reason}" if reason else str(exc)
+        origin = steps[0].clause if steps else base
+        out.append(
+            Failure(
+                clause,
+                message,
+                check,
+                exc.input,
+                exc.expected,
+                exc.obtained,
+                size,
+                own=clause == origin,
+                origin=origin if origin != clause else "",
+                must_raise=exc.must_raise,
+            )
+        )
+    if moved and base not in evidence:
+        first = moved[0]
+        out.append(
+            Failure(
+                base,
+                f"Tidak ada input biasa yang dijawab benar. {first.message}",
+                first.check,
+                first.input,
+                first.expected,
+                first.obtained,
+                first.size,
+            )
+        )
+    return out + moved
+
+
+def _deciding(steps: Iterable[Step], evidence: set[str] | None, base: str) -> tuple[str, Step | None]:
+    for step in steps:
+        if step.relation in (None, TWIN_PASSED, DIFFERENT):
+            return step.clause, step
+        if step.relation == UNCLEAR and evidence is not None and step.clause not in evidence:
+            return step.clause, step
+    return base, None
+
+
+def _shown_first(f: Failure) -> tuple:
+    """Which failure a clause shows: one on an input of its own class, then one where a value was
+    expected (an error case says little about a list or a base), then the smallest."""
+    return (not f.own, f.must_raise, f.size)
+
+
+def verdicts(
+    clauses: Iterable[Clause], failures: Iterable[Failure], unproven: Mapping[str, Failure] | None = None
+) -> list[ClauseVerdict]:
+    """One verdict per clause: the smallest failure charged to it (if any) and the checks that found it.
+    ``unproven``: clauses that still fail without a failure of their own (a form clause when no result
+    came back at all), with the failure to show."""
+    out = {c.id: ClauseVerdict(c) for c in clauses}
+    for f in failures:
+        v = out.get(f.clause)
+        if v is None:
+            continue
+        if f.check and f.check not in v.checks:
+            v.checks.append(f.check)
+        if v.failure is None or _shown_first(f) < _shown_first(v.failure):
+            v.failure = f
+    for clause, f in (unproven or {}).items():
+        if clause in out and out[clause].failure is None:
+            out[clause].failure = f
+    for f in failures:
+        v = out.get(f.origin) if f.origin else None
+        if v is not None and v.failure is None and (v.deferred is None or f.size < v.deferred.size):
+            v.deferred = f
+    return list(out.values())
+
+
+def clause_lines(
+    clause: str,
+    text: str,
+    points: float,
+    max_points: float,
+    message: str = "",
+    note: str = "",
+    short: bool = False,
+) -> list[str]:
+    """One clause's result as markdown lines: what the feedback after grading and the public check
+    before it both show (``message``: the failure charged to it, empty when it passed; ``note``: a
+    passed clause whose own inputs failed as another clause's mistake; ``short``: a passed clause
+    without its text, as the public check prints it)."""
+    mark = "❌" if message else "✅"
+    head = f"- {mark} **{clause}** ({points:g}/{max_points:g} poin)"
+    lines = [head if short and not message else f"{head}: {text}"]
+    if message:
+        lines.append(f"  - {message}")
+    elif note:
+        lines.append(f"  - Catatan: {note}")
+    return lines
+
+
+def verdict_lines(v: ClauseVerdict, short: bool = False) -> list[str]:
+    return clause_lines(
+        v.clause.id,
+        v.clause.text,
+        v.points,
+        v.clause.points,
+        v.failure.message if v.failure else "",
+        v.note,
+        short,
+    )
