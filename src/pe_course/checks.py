@@ -48,7 +48,7 @@ from .declarations import (  # the graders' vocabulary, in one import
     graded,
     misconception,
 )
-from .drawing import draw, shrink
+from .drawing import SMALL_ENOUGH, draw, shrink
 from .inputs import call_key, memberships, size_of, twin_call
 from .public_checks import (
     BASE_CLAUSE,
@@ -245,13 +245,16 @@ class Grader:
     def for_all(self, strategy_factory: Callable[[], Any], n: int, body: Callable[[Any], None]) -> None:
         """Run ``body`` on ``n`` generated examples; every failure is recorded and charged.
 
-        For each clause charged here, a smaller failing input is looked for with hypothesis (bounded
-        and deterministic), and the failure on it is what the student sees for that clause.
+        For each clause charged here whose smallest failing input drawn is not small already, a
+        smaller one is looked for with hypothesis (bounded and deterministic), and the failure on it is
+        what the student sees for that clause.
         """
-        charged: set[str] = set()
+        smallest: dict[str, int] = {}  # clause -> size of the smallest drawn input charged to it
         for example in draw(strategy_factory, n):
-            charged.update(self._trying(body, example))
-        for clause in sorted(charged):
+            size = size_of(example)
+            for clause in self._trying(body, example):
+                smallest[clause] = min(size, smallest.get(clause, size))
+        for clause in sorted(c for c, size in smallest.items() if size > SMALL_ENOUGH):
 
             def charged_here(example: Any, clause: str = clause) -> bool:
                 return clause in self._trying(body, example, dry=True)

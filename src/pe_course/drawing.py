@@ -11,6 +11,8 @@ from typing import Any
 # A failing generated check looks for a smaller failing input with at most this many distinct
 # evaluations (a count, not a time: a re-grade must find the same input).
 SHRINK_EVALUATIONS = 60
+# A failing input this small (characters of its JSON) is shown as it is, without shrinking.
+SMALL_ENOUGH = 60
 
 
 def _hypothesis_settings(n: int, phases: tuple[str, ...]):
