@@ -283,20 +283,21 @@ def test_top_level_exit_or_hang_only_costs_that_cell(grade, case, use_bwrap):
 
 
 @pytest.mark.parametrize("use_bwrap", MODES)
-@pytest.mark.parametrize(("case", "status"), [("loop", "timeout"), ("exit", "crashed"), ("memory", None)])
+@pytest.mark.parametrize(
+    ("case", "status"), [("loop", "timeout"), ("exit", "crashed"), ("memory", ("resource-limit", "timeout"))]
+)
 def test_hostile_embed_costs_only_embed(grade, baseline, case, status, use_bwrap):
     code = {"loop": LOOP_IN_EMBED, "exit": EXIT_IN_EMBED, "memory": MEMORY_IN_EMBED}[case]
     limits = LIMITS.scaled(address_space=1536 * 1024 * 1024) if case == "memory" else LIMITS
     result = grade(wrong_nb(code), use_bwrap=use_bwrap, limits=limits)
     assert_no_gain(result, baseline)
     cell = result.cell("test_embed")
-    if status is not None:
-        assert cell.status == status
-        record = result.to_dict()
-        assert {c["grade_id"]: c["status"] for c in record["cells"]}["test_embed"] == status
-        assert record["cells"][1]["status"] == "ok" and record["cells"][2]["status"] == "ok"
-    else:
-        assert cell.status in ("ok", "crashed", "timeout", "error")
+    # memory grows at the machine's page-fault speed: the call limit or a memory limit may come first
+    statuses = status if isinstance(status, tuple) else (status,)
+    assert cell.status in statuses
+    record = result.to_dict()
+    assert {c["grade_id"]: c["status"] for c in record["cells"]}["test_embed"] in statuses
+    assert record["cells"][1]["status"] == "ok" and record["cells"][2]["status"] == "ok"
     assert_next_student_fine(grade, use_bwrap=use_bwrap)
 
 

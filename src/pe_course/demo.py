@@ -167,9 +167,9 @@ HANGS = """def rope_scores(q, k, base=10000.0):
         pass"""
 
 MEMORY = """def offset_similarity(offset, d_model, base=10000.0):
-    blocks = []
-    while True:
-        blocks.append(np.ones(10**8))"""
+    # 40 GB at once: refused at once, whatever the machine's speed (a growing list meets the call's
+    # time limit or a memory limit first depending on how fast the machine hands out memory)
+    return np.ones(5 * 10**9)"""
 
 WRITTEN = {
     "answer_untrained_positions": "embed_backward memberi grad_pos nol untuk t >= T, jadi langkah Adam baris 8-11 nol "

@@ -346,7 +346,18 @@ class StudentProcess:
             return Outcome("crashed", message=str(exc))
         if self._over_limit(fn):
             return Outcome("limit", message=self._limit_messages[fn])
+        if message.get("event") == "result" and message.get("error") == "MemoryError":
+            return self._out_of_memory(fn)
         return self._outcome(message)
+
+    def _out_of_memory(self, fn: str) -> Outcome:
+        """A call that ran out of memory inside the worker (the per-process address-space limit met
+        before the group's): a memory limit like the group's, so the status does not depend on which
+        of the two a run meets first. The worker is ended and this function is not run again."""
+        self._limit_messages[fn] = self.sandbox.limits.exceeded(["address-space"])
+        self._bad_functions[fn] = "limit"
+        self._stop()
+        return Outcome("limit", message=self._limit_messages[fn])
 
     def _over_limit(self, fn: str) -> bool:
         """Did this call take the worker over a group limit? Then the call fails, the worker (and all

@@ -81,6 +81,7 @@ class Limits:
         """The group limits in ``hits`` as one Indonesian sentence for the student."""
         text = {
             "memory": f"batas memori {_size(self.group_memory)} terlampaui",
+            "address-space": f"memori habis (MemoryError; batas ruang alamat {_size(self.address_space)} per proses)",
             "processes": f"terlalu banyak proses atau thread (batas {self.group_processes})",
             "cpu": f"batas waktu CPU {self.group_cpu_seconds:g} detik terlampaui",
             "disk": f"terlalu banyak berkas di direktori kerja (batas {self.scratch_files} berkas, "
