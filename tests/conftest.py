@@ -16,8 +16,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from pe_course.course import FUNCTIONS as FUNCTIONS  # re-exported: the tests use the package's lists
-from pe_course.course import NOTEBOOKS as NOTEBOOKS
 from pe_course.course import Course
 from pe_course.notebook import load_reference
 from pe_course.record import Note
@@ -26,6 +24,11 @@ from pe_course.score import load_suite
 from pe_course.selfcheck import reference_submission
 
 REPO = Path(__file__).resolve().parents[1]
+
+# What the course's one assignment holds, found as the package finds it: its notebooks from
+# source/<assignment>/, its graded functions from its graders (in notebook order).
+NOTEBOOKS = Course(REPO).notebooks
+FUNCTIONS = tuple(fn for nb in NOTEBOOKS for fn in load_suite(REPO / "graders").notebooks.get(nb, []))
 
 requires_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap (bwrap) is not installed")
 

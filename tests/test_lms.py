@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import NOTEBOOKS
 from lms_fixtures import (
     ABSENT,
     CANVAS_COLUMN,
@@ -26,7 +27,6 @@ from lms_fixtures import (
     moodle_worksheet,
 )
 
-from pe_course.course import NOTEBOOKS
 from pe_course.intake import archive_entries, canonical_notebook
 from pe_course.lms import canvas, moodle
 from pe_course.lms.collect import plan
@@ -350,7 +350,7 @@ def test_export_on_a_real_gradebook_without_an_intake_names_what_it_cannot_send(
         for sid in ("2306001", "2306008"):
             gb.add_student(sid)
     source = canvas_gradebook(tmp_path / "export.csv")
-    files, notes = export(Course(tmp_path), "canvas", source, tmp_path / "out")
+    files, notes = export(Course(tmp_path, "positional-encoding"), "canvas", source, tmp_path / "out")
     assert [f.name for f in files] == ["canvas-grades-import.csv", "canvas-feedback.zip", "cell-points.csv"]
     assert zipfile.ZipFile(files[1]).namelist() == []
     text = "\n".join(notes)

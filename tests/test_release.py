@@ -768,11 +768,6 @@ def test_optional_sections_come_after_everything_graded(name):
         assert graded == [], f"{name}: graded cells inside the optional part: {graded}"
 
 
-def test_the_package_names_the_notebooks_the_course_has():
-    """pe_course.course.NOTEBOOKS (the LMS intake's default, the tests' list) is what source/ holds."""
-    assert [p.stem for p in sorted(SOURCE.glob("*.ipynb"))] == list(NOTEBOOKS)
-
-
 # =============================================================================================
 # 8. No working code for a graded function outside its own solution cell
 # =============================================================================================
