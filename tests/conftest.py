@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from pe_course.catalogue import total_points
 from pe_course.course import Course
 from pe_course.notebook import load_reference
 from pe_course.record import Note
@@ -29,6 +30,8 @@ REPO = Path(__file__).resolve().parents[1]
 # source/<assignment>/, its graded functions from its graders (in notebook order).
 NOTEBOOKS = Course(REPO).notebooks
 FUNCTIONS = tuple(fn for nb in NOTEBOOKS for fn in load_suite(REPO / "graders").notebooks.get(nb, []))
+# Its maximum score, as the catalogue reads it from the notebooks' nbgrader metadata (the README's table).
+TOTAL_POINTS = total_points(Course(REPO).source)
 
 requires_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap (bwrap) is not installed")
 
