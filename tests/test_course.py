@@ -4,9 +4,13 @@ wrong one)."""
 
 from __future__ import annotations
 
+import io
+import shutil
+import tarfile
+
 import nbformat
 import pytest
-from conftest import FUNCTIONS, NOTEBOOKS, REPO
+from conftest import FUNCTIONS, NOTEBOOKS, REPO, reference_nb, requires_bwrap
 
 from pe_course.cli import main
 from pe_course.course import Course, UnknownAssignment, assignments
@@ -69,3 +73,47 @@ def test_the_demo_names_the_graded_functions_the_graders_declare():
 
     assert demo.FUNCTIONS == FUNCTIONS
     assert Course(REPO, demo.ASSIGNMENT).notebooks == NOTEBOOKS
+
+
+def _moved_graders(tmp_path):
+    """A copy of the course whose graders sit at hidden/<assignment>/ (c.ScoreWithGraders.graders_dir)."""
+    root = tmp_path / "course"
+    ignore = shutil.ignore_patterns("__pycache__", ".hypothesis")
+    shutil.copytree(REPO / "source", root / "source", ignore=ignore)
+    shutil.copytree(REPO / "graders", root / "hidden" / "positional-encoding", ignore=ignore)
+    config = (REPO / "nbgrader_config.py").read_text(encoding="utf-8")
+    config += '\nc.ScoreWithGraders.graders_dir = "hidden/{assignment}"\n'
+    (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
+    return Course(root)
+
+
+def test_every_reader_of_the_graders_asks_the_one_trait_autograde_reads(tmp_path):
+    """Build, the release's public checks, resumption and the cluster bundle look where autograde looks."""
+    from pe_course.release import public_check_files
+    from pe_course.resume import graders_fingerprint
+    from pe_course.runners.bundle import course_bundle
+
+    course = _moved_graders(tmp_path)
+    assert course.graders == course.root / "hidden" / "positional-encoding"
+    assert public_check_files(course) == public_check_files(Course(REPO))
+    before = graders_fingerprint(course)
+    (course.graders / "cases" / "one_hot.json").write_text("[]", encoding="utf-8")
+    assert graders_fingerprint(course) != before, "a change of the graders re-grades"
+    (tmp_path / "template.db").write_bytes(b"")
+    with tarfile.open(fileobj=io.BytesIO(course_bundle(course, tmp_path / "template.db"))) as bundle:
+        names = bundle.getnames()
+    assert "hidden/positional-encoding/checks_embedding.py" in names
+    assert not [n for n in names if n.startswith("graders/")]
+
+
+@requires_bwrap
+def test_autograde_grades_with_the_graders_of_its_trait(tmp_path):
+    from pe_course.record import GradingRecord
+    from pe_course.score import ScoreWithGraders
+
+    course = _moved_graders(tmp_path)
+    step = ScoreWithGraders(config=course.config())
+    info = {"assignment": course.assignment, "notebook": "02_sinusoidal", "student": "ani"}
+    step.preprocess(reference_nb("02_sinusoidal"), {"nbgrader": info})
+    record = GradingRecord.read(course.autograded / "ani" / course.assignment / "02_sinusoidal.grading.json")
+    assert [c.score for c in record.cells] == [c.max_score for c in record.cells] and record.cells

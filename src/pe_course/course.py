@@ -10,6 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+# ScoreWithGraders.graders_dir's default: where an assignment's hidden graders are, relative to the
+# course root; "{assignment}" in it stands for the assignment (e.g. "graders/{assignment}").
+GRADERS_DIR = "graders"
+
+
+def graders_path(root: Path, graders_dir: str, assignment: str) -> Path:
+    """The folder of ``assignment``'s hidden graders for ``c.ScoreWithGraders.graders_dir``."""
+    return Path(root) / graders_dir.replace("{assignment}", assignment)
+
 
 def find_root(start: Path | None = None) -> Path:
     """The nearest directory (from ``start`` or the working directory up) with nbgrader_config.py."""
@@ -93,7 +102,10 @@ class Course:
 
     @property
     def graders(self) -> Path:
-        return self.root / "graders"
+        """This assignment's hidden graders, where autograde finds them (c.ScoreWithGraders.graders_dir):
+        the one place the build, the release's public checks, resumption and the cluster bundle ask."""
+        graders_dir = self.config().ScoreWithGraders.get("graders_dir", GRADERS_DIR)
+        return graders_path(self.root, graders_dir, self.assignment)
 
     @property
     def state_dir(self) -> Path:
