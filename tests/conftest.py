@@ -29,7 +29,9 @@ REPO = Path(__file__).resolve().parents[1]
 # What the course's one assignment holds, found as the package finds it: its notebooks from
 # source/<assignment>/, its graded functions from its graders (in notebook order).
 NOTEBOOKS = Course(REPO).notebooks
-FUNCTIONS = tuple(fn for nb in NOTEBOOKS for fn in load_suite(REPO / "graders").notebooks.get(nb, []))
+# The graders of the course's one assignment (graders/<assignment>/).
+GRADERS = Course(REPO).graders
+FUNCTIONS = tuple(fn for nb in NOTEBOOKS for fn in load_suite(GRADERS).notebooks.get(nb, []))
 # Its maximum score, as the catalogue reads it from the notebooks' nbgrader metadata (the README's table).
 TOTAL_POINTS = total_points(Course(REPO).source)
 
@@ -103,7 +105,7 @@ def repo_course() -> Course:
 
 @pytest.fixture(scope="session")
 def suite():
-    return load_suite(REPO / "graders")
+    return load_suite(GRADERS)
 
 
 @pytest.fixture(scope="session")

@@ -80,7 +80,7 @@ def _moved_graders(tmp_path):
     root = tmp_path / "course"
     ignore = shutil.ignore_patterns("__pycache__", ".hypothesis")
     shutil.copytree(REPO / "source", root / "source", ignore=ignore)
-    shutil.copytree(REPO / "graders", root / "hidden" / "positional-encoding", ignore=ignore)
+    shutil.copytree(Course(REPO).graders, root / "hidden" / "positional-encoding", ignore=ignore)
     config = (REPO / "nbgrader_config.py").read_text(encoding="utf-8")
     config += '\nc.ScoreWithGraders.graders_dir = "hidden/{assignment}"\n'
     (root / "nbgrader_config.py").write_text(config, encoding="utf-8")

@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
-from conftest import FUNCTIONS, NOTEBOOKS, REPO, beside_the_notebooks, release_nb
+from conftest import FUNCTIONS, GRADERS, NOTEBOOKS, REPO, beside_the_notebooks, release_nb
 from nbclient import NotebookClient
 
 from pe_course import pe_tables
@@ -486,7 +486,7 @@ def test_committed_notebooks_have_no_outputs(folder, name):
 # =============================================================================================
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_graded_functions_have_one_solution_and_one_test_cell(name, reference):
-    suite = load_suite(REPO / "graders")
+    suite = load_suite(GRADERS)
     for nb in (source_nb(name), release_nb(name)):
         ids = [gid(c) for c in nb.cells if gid(c)]
         assert len(ids) == len(set(ids)), f"{name}: duplicate grade_ids"
@@ -623,7 +623,7 @@ def test_the_public_checks_ship_no_hidden_case_and_no_reference_code(suite, refe
         [*engine_files(), "properties.py", *(f"{n}.json" for n in NOTEBOOKS)]
     )
     assert all((folder / name).read_bytes() == data for name, data in engine_files().items())
-    assert (folder / "properties.py").read_bytes() == (REPO / "graders" / "properties.py").read_bytes()
+    assert (folder / "properties.py").read_bytes() == (GRADERS / "properties.py").read_bytes()
     cases = suite.module("cases").cases
     for name in NOTEBOOKS:
         data = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 # ScoreWithGraders.graders_dir's default: where an assignment's hidden graders are, relative to the
 # course root; "{assignment}" in it stands for the assignment (e.g. "graders/{assignment}").
-GRADERS_DIR = "graders"
+GRADERS_DIR = "graders/{assignment}"
 
 
 def graders_path(root: Path, graders_dir: str, assignment: str) -> Path:
