@@ -54,12 +54,13 @@ def phase(name: str, students: int) -> dict:
 
     times = []
     if name == "graders":
+        from pe_course.course import Course
         from pe_course.notebook import load_reference
         from pe_course.sandbox import Sandbox
         from pe_course.score import grade_notebook, load_suite
 
         suite, reference, sandbox = (
-            load_suite(REPO / "graders"),
+            load_suite(Course(REPO).graders),
             load_reference(REPO / "source" / "positional-encoding"),
             Sandbox(),
         )

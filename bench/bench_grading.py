@@ -76,7 +76,9 @@ DASK = Path(sys.executable).with_name("dask")
 
 
 def _alternatives():
-    spec = importlib.util.spec_from_file_location("_bench_alternatives", REPO / "graders" / "alternatives.py")
+    spec = importlib.util.spec_from_file_location(
+        "_bench_alternatives", Course(REPO).graders / "alternatives.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

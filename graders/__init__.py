@@ -1,13 +1,3 @@
-"""Hidden graders for the Positional Encoding assignment (trusted instructor code).
-
-- ``checks_<notebook>.py``: checks per graded function (``NOTEBOOK`` names the notebook);
-- ``misconceptions.py``: the catalogue of documented wrong implementations with hints;
-- ``contracts.py``: each graded function's input domain, as the notebook's "Ketentuan yang dinilai"
-  states it (the graders never call outside it: tests/test_contracts.py);
-- ``alternatives.py``: correct implementations that must score 100% and careful code with one
-  misconception that must be diagnosed (the self-validation of ``pe-course build``);
-- ``strategies.py``: bounded, NaN-free hypothesis strategies for generated inputs;
-- ``cases/<function>.json``: example inputs (the chapter's included); expected values always
-  come from the reference solutions in ``source/``;
-- ``test_graders.py``: the pytest front end (``pytest graders [--submission PATH]``).
-"""
+"""The course's hidden graders: each assignment's suite in ``graders/<assignment>/``
+(``c.ScoreWithGraders.graders_dir``), and their pytest front end here
+(``pytest graders [--submission PATH]``, ``test_graders.py``)."""

@@ -55,20 +55,20 @@ def submission_notebooks(config) -> list[tuple[str, Path | None]]:
     from pe_course.intake import canonical_notebook
 
     paths = [Path(p) for p in config.getoption("--submission")]
+    source = Path(__file__).resolve().parents[1] / "source" / "positional-encoding"
+    notebooks = tuple(p.stem for p in sorted(source.glob("*.ipynb")))
     if not paths:
-        source = Path(__file__).resolve().parents[1] / "source" / "positional-encoding"
-        return [(p.stem, None) for p in sorted(source.glob("*.ipynb"))]
+        return [(name, None) for name in notebooks]
     found = []
     for path in paths:
         if not path.exists():
             raise pytest.UsageError(f"--submission {path}: no such file or folder")
         files = sorted(path.glob("*.ipynb")) if path.is_dir() else [path]
-        gradable = [(canonical_notebook(p.name), p) for p in files]
+        gradable = [(canonical_notebook(p.name, notebooks), p) for p in files]
         for name, p in gradable:
             if name is None:
                 raise pytest.UsageError(
-                    f"--submission {p}: not one of the assignment's notebooks "
-                    "(01_embedding, 02_sinusoidal, 03_rotation, 04_similarity)"
+                    f"--submission {p}: not one of the assignment's notebooks ({', '.join(notebooks)})"
                 )
         if not gradable:
             raise pytest.UsageError(f"--submission {path}: no notebooks in this folder")

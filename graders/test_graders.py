@@ -18,8 +18,9 @@ from .conftest import submission_notebooks, unisolated
 
 pytestmark = pytest.mark.slow  # every check runs the graders against a sandboxed worker
 
-GRADERS = Path(__file__).resolve().parent
-SOURCE = GRADERS.parent / "source" / "positional-encoding"
+# The front end of positional-encoding's graders (graders/<assignment>/, c.ScoreWithGraders.graders_dir).
+GRADERS = Path(__file__).resolve().parent / "positional-encoding"
+SOURCE = GRADERS.parents[1] / "source" / "positional-encoding"
 _RESULTS: dict[tuple[str, str], GradingRecord] = {}
 
 

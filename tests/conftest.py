@@ -16,8 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from pe_course.course import FUNCTIONS as FUNCTIONS  # re-exported: the tests use the package's lists
-from pe_course.course import NOTEBOOKS as NOTEBOOKS
+from pe_course.catalogue import total_points
 from pe_course.course import Course
 from pe_course.notebook import load_reference
 from pe_course.record import Note
@@ -26,6 +25,15 @@ from pe_course.score import load_suite
 from pe_course.selfcheck import reference_submission
 
 REPO = Path(__file__).resolve().parents[1]
+
+# What the course's one assignment holds, found as the package finds it: its notebooks from
+# source/<assignment>/, its graded functions from its graders (in notebook order).
+NOTEBOOKS = Course(REPO).notebooks
+# The graders of the course's one assignment (graders/<assignment>/).
+GRADERS = Course(REPO).graders
+FUNCTIONS = tuple(fn for nb in NOTEBOOKS for fn in load_suite(GRADERS).notebooks.get(nb, []))
+# Its maximum score, as the catalogue reads it from the notebooks' nbgrader metadata (the README's table).
+TOTAL_POINTS = total_points(Course(REPO).source)
 
 requires_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap (bwrap) is not installed")
 
@@ -97,7 +105,7 @@ def repo_course() -> Course:
 
 @pytest.fixture(scope="session")
 def suite():
-    return load_suite(REPO / "graders")
+    return load_suite(GRADERS)
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,8 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conftest import TOTAL_POINTS
+
 from pe_course.intake import canvas_name, lms_zip
 from pe_course.lms.names import canvas_key, moodle_name
 
@@ -110,7 +112,11 @@ def canvas_gradebook(path: Path, delimiter: str = ",", bom: bool = False) -> Pat
     header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", CANVAS_COLUMN, "Kuis 1 (4322)"]
     header += ["Current Points", "Final Points", "Current Score", "Unposted Current Score", "Final Score"]
     dec = "," if delimiter == ";" else "."
-    rows = [header, ["    Points Possible", "", "", "", "", f"35{dec}00", f"10{dec}00"] + ["(read only)"] * 5]
+    rows = [
+        header,
+        ["    Points Possible", "", "", "", "", f"{TOTAL_POINTS:.2f}".replace(".", dec), f"10{dec}00"]
+        + ["(read only)"] * 5,
+    ]
     students = sorted([*CLASS, ABSENT], key=lambda s: s.sortable_name) + [TEST_STUDENT]
     for i, s in enumerate(students):
         name = s.sortable_name
@@ -159,7 +165,7 @@ def moodle_worksheet(path: Path, bom: bool = True, delimiter: str = ",") -> Path
                 f"{s.first.lower()}@kampus.ac.id",
                 status,
                 "",
-                "35.00",
+                f"{TOTAL_POINTS:.2f}",
                 "Yes",
                 when,
                 "-",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from conftest import FUNCTIONS, NOTEBOOKS, REPO
+from conftest import FUNCTIONS, GRADERS, NOTEBOOKS, REPO
 
 from pe_course import checks as checks_module
 from pe_course.contracts import parse_contracts
@@ -291,7 +291,7 @@ def test_the_graders_draw_the_same_inputs_whatever_else_is_loaded():
 
     digests = {
         subprocess.run(
-            [sys.executable, "-c", DRAW_DIGEST, which, str(REPO / "graders")],
+            [sys.executable, "-c", DRAW_DIGEST, which, str(GRADERS)],
             capture_output=True,
             text=True,
             check=True,

@@ -22,13 +22,13 @@ def test_course_config_reads_the_users_nbgrader_config_under_the_courses(tmp_pat
     course = tmp_path / "course"
     course.mkdir()
     shutil.copy(REPO / "nbgrader_config.py", course)
-    cfg = Course(course).config()
+    cfg = Course(course, "positional-encoding").config()
     assert cfg.Exchange.root == "/srv/exchange", "the exchange set in ~/.jupyter/nbgrader_config.py is used"
     assert cfg.CourseDirectory.course_id == "pe-course", "the course's own config wins"
 
 
 def test_tidy_keeps_the_pages_and_what_release_feedback_needs(tmp_path):
-    course = Course(tmp_path)
+    course = Course(tmp_path, "positional-encoding")
     folder = course.feedback / "ani" / course.assignment
     (folder / "extra").mkdir(parents=True)
     for name in (

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import REPO, CourseCopy, append_code, reference_nb, requires_bwrap, with_code
+from conftest import GRADERS, REPO, CourseCopy, append_code, reference_nb, requires_bwrap, with_code
 
 from pe_course import execute as execute_step
 from pe_course.execute import SandboxedExecute
@@ -379,12 +379,12 @@ def test_student_text_cannot_inject_html_into_feedback(grade):
 KILL_PARENT_GRADER = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from conftest import REPO, reference_nb, with_code
+from conftest import GRADERS, REPO, reference_nb, with_code
 from pe_course.score import grade_notebook, load_suite
 from pe_course.notebook import load_reference
 from pe_course.sandbox import Limits, Sandbox
 code = sys.argv[2]
-suite, reference = load_suite(REPO / "graders"), load_reference(REPO / "source" / "positional-encoding")
+suite, reference = load_suite(GRADERS), load_reference(REPO / "source" / "positional-encoding")
 sb = Sandbox(Limits(call_timeout=3.0), use_bwrap=True)
 first = grade_notebook(with_code(reference_nb("01_embedding"), "embed", code), "01_embedding", suite, reference, sb)
 after = grade_notebook(reference_nb("01_embedding"), "01_embedding", suite, reference, sb)
@@ -568,7 +568,7 @@ def test_symlinks_planted_in_scratch_do_not_let_the_grader_overwrite_host_files(
     codec.py into the scratch directory with ``shutil.copy``, following symlinks the student planted:
     here the course's own graders/checks_embedding.py gets overwritten with codec.py."""
     course = hostile_course.root
-    victim = course / "graders" / "checks_embedding.py"
+    victim = course / GRADERS.relative_to(REPO) / "checks_embedding.py"
     original = victim.read_bytes()
     code = f"""
 import os
@@ -578,8 +578,8 @@ if os.path.exists('/sandbox/codec.py') and not os.path.islink('/sandbox/codec.py
     os._exit(0)
 """
     grade(wrong_nb(appended=(code,)), use_bwrap=True)
-    assert victim.read_bytes() == original, "the grader overwrote graders/checks_embedding.py"
-    result = grade(reference_nb(NB), use_bwrap=True, graders=course / "graders")
+    assert victim.read_bytes() == original, "the grader overwrote the graders' checks_embedding.py"
+    result = grade(reference_nb(NB), use_bwrap=True, graders=course / GRADERS.relative_to(REPO))
     assert result.score == 7.0
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from conftest import reference_nb
+from conftest import NOTEBOOKS, reference_nb
 
 from pe_course.intake import canvas_name, lms_zip, skipped_entries
 
@@ -63,7 +63,7 @@ def test_misplaced_and_renamed_notebooks_are_moved_when_unambiguous_and_always_n
     (submitted / "citra" / "positional-encoding").mkdir(parents=True)
     for name in ("03_rotation.ipynb", "03_rotation-1.ipynb", "tugas.ipynb"):
         (submitted / "citra" / "positional-encoding" / name).write_text("{}")
-    messages = tidy_submissions(submitted, "positional-encoding")
+    messages = tidy_submissions(submitted, "positional-encoding", NOTEBOOKS)
     assert (submitted / "ani" / "positional-encoding" / "01_embedding.ipynb").is_file()
     assert (submitted / "budi" / "positional-encoding" / "02_sinusoidal.ipynb").is_file()
     assert (submitted / "citra" / "positional-encoding" / "03_rotation-1.ipynb").is_file(), (

@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import NOTEBOOKS, TOTAL_POINTS
 from lms_fixtures import (
     ABSENT,
     CANVAS_COLUMN,
@@ -26,7 +27,6 @@ from lms_fixtures import (
     moodle_worksheet,
 )
 
-from pe_course.course import NOTEBOOKS
 from pe_course.intake import archive_entries, canonical_notebook
 from pe_course.lms import canvas, moodle
 from pe_course.lms.collect import plan
@@ -150,14 +150,14 @@ def test_rosters_as_the_lms_export_them(tmp_path, delimiter, bom):
 
 
 FINALS = {
-    "2306001": Final("2306001", 35.0, 35.0),
-    "2306002": Final("2306002", 17.5, 35.0, penalty=2.0),
-    "2306003": Final("2306003", None, 35.0, why="1 written answer(s) not graded yet"),
-    "2306004": Final("2306004", 20.0, 35.0),
-    "2306005": Final("2306005", 30.25, 35.0),
-    "2306006": Final("2306006", 10.0, 35.0),
-    "2306007": Final("2306007", 0.0, 35.0),
-    "ghost": Final("ghost", 5.0, 35.0),
+    "2306001": Final("2306001", TOTAL_POINTS, TOTAL_POINTS),
+    "2306002": Final("2306002", 17.5, TOTAL_POINTS, penalty=2.0),
+    "2306003": Final("2306003", None, TOTAL_POINTS, why="1 written answer(s) not graded yet"),
+    "2306004": Final("2306004", 20.0, TOTAL_POINTS),
+    "2306005": Final("2306005", 30.25, TOTAL_POINTS),
+    "2306006": Final("2306006", 10.0, TOTAL_POINTS),
+    "2306007": Final("2306007", 0.0, TOTAL_POINTS),
+    "ghost": Final("ghost", 5.0, TOTAL_POINTS),
 }
 
 
@@ -189,7 +189,7 @@ def test_canvas_grades_file_fills_only_this_assignment(tmp_path, delimiter, bom)
     assert points == points_before  # the points row kept as exported
     scores = {r[2]: r[col] for r in students}
     assert scores == {
-        "2306001": "35",
+        "2306001": f"{TOTAL_POINTS:g}",
         "2306002": "17.5",
         "2306003": "",
         "2306004": "20",
@@ -215,7 +215,8 @@ def test_canvas_grades_need_the_column_and_the_points_row(tmp_path):
     with pytest.raises(ValueError, match="no assignment column .* Positional Encoding \\(4321\\)"):
         canvas.fill(read_table(source), FINALS, {}, "tugas-lain")
     filled, _ = canvas.fill(read_table(source), FINALS, {}, "tugas-lain", column="4321")
-    assert {r[2]: r[5] for r in filled.rows[2:]}["2306001"] == "35"  # by SIS User ID, no identities
+    by_sis_id = {r[2]: r[5] for r in filled.rows[2:]}  # by SIS User ID, no identities
+    assert by_sis_id["2306001"] == f"{TOTAL_POINTS:g}"
     table = read_table(source)
     table.rows = [r for r in table.rows if "Points Possible" not in r[0]]
     with pytest.raises(ValueError, match="Points Possible"):
@@ -233,7 +234,7 @@ def test_moodle_worksheet_filled_as_its_upload_reads_it(tmp_path):
     rows = list(csv.DictReader(io.StringIO(out.read_bytes().decode("utf-8-sig"), newline="")))
     got = {r["Identifier"][len("Participant ") :]: r for r in rows}
     assert {k: v["Grade"] for k, v in got.items()} == {
-        "101": "35",
+        "101": f"{TOTAL_POINTS:g}",
         "102": "17.5",
         "103": "",
         "104": "20",
@@ -243,7 +244,9 @@ def test_moodle_worksheet_filled_as_its_upload_reads_it(tmp_path):
         "108": "",
     }
     assert all(float(v["Grade"]) <= float(v["Maximum Grade"]) for v in got.values() if v["Grade"])
-    assert got["102"]["Feedback comments"].startswith("Nilai tugas positional-encoding: 17.5 dari 35 poin")
+    assert got["102"]["Feedback comments"].startswith(
+        f"Nilai tugas positional-encoding: 17.5 dari {TOTAL_POINTS:g} poin"
+    )
     assert got["103"]["Feedback comments"] == ""
     assert got["104"]["Full name"] == "'=Eko Prasetyo"  # never a formula in a spreadsheet
     assert got["102"]["Full name"] == "Çağla Yılmaz" and got["101"]["Last modified (grade)"] == "-"
@@ -350,7 +353,7 @@ def test_export_on_a_real_gradebook_without_an_intake_names_what_it_cannot_send(
         for sid in ("2306001", "2306008"):
             gb.add_student(sid)
     source = canvas_gradebook(tmp_path / "export.csv")
-    files, notes = export(Course(tmp_path), "canvas", source, tmp_path / "out")
+    files, notes = export(Course(tmp_path, "positional-encoding"), "canvas", source, tmp_path / "out")
     assert [f.name for f in files] == ["canvas-grades-import.csv", "canvas-feedback.zip", "cell-points.csv"]
     assert zipfile.ZipFile(files[1]).namelist() == []
     text = "\n".join(notes)
@@ -409,4 +412,4 @@ def test_canvas_export_with_last_and_first_name_columns(tmp_path):
     filled, _ = canvas.fill(read_table(source), FINALS, identities, "positional-encoding")
     col = header.index(CANVAS_COLUMN)
     assert {r[3]: r[col] for r in filled.rows[2:]}["2306002"] == "17.5"
-    assert filled.rows[1][0] == "    Points Possible" and filled.rows[1][col] == "35.00"
+    assert filled.rows[1][0] == "    Points Possible" and filled.rows[1][col] == f"{TOTAL_POINTS:.2f}"

@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
-from conftest import FUNCTIONS, NOTEBOOKS, REPO, beside_the_notebooks
+from conftest import FUNCTIONS, GRADERS, NOTEBOOKS, REPO, beside_the_notebooks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -34,7 +34,7 @@ from nbclient import NotebookClient
 from pe_course.score import load_suite
 
 SOURCE = REPO / "source" / "positional-encoding"
-STRATEGIES = load_suite(REPO / "graders").module("strategies")
+STRATEGIES = load_suite(GRADERS).module("strategies")
 SETTINGS = settings(derandomize=True, max_examples=30, deadline=None)
 # The graders' own building blocks (graders/strategies.py): one definition of a bounded finite float and
 # of a matrix of them. The composite cases below differ on purpose: they include T = 0 and test the

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import REPO
+from conftest import REPO, TOTAL_POINTS
 
 
 def _commands() -> list[str]:
@@ -74,7 +74,7 @@ def test_readme_instructor_round_runs_as_written_on_a_fresh_copy(tmp_path):
     )
     (root / "canvas-gradebook.csv").write_text(  # as Canvas's Grades → Export writes it
         "Student,ID,SIS User ID,SIS Login ID,Section,Positional Encoding (77),Current Score\n"
-        "    Points Possible,,,,,35.00,(read only)\n"
+        f"    Points Possible,,,,,{TOTAL_POINTS:.2f},(read only)\n"
         "ani,1,,ani,TI-A,,\nbudi,3,,budi,TI-A,,\n",
         encoding="utf-8",
     )

@@ -21,7 +21,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import CourseCopy, reference_nb, release_nb, with_code
+from conftest import TOTAL_POINTS, CourseCopy, reference_nb, release_nb, with_code
 from nbgrader.api import Course as DbCourse
 from nbgrader.api import Gradebook
 
@@ -158,7 +158,7 @@ def test_collect_matches_gradebook_and_records(graded):
 
     assert [s.student for s in data.students] == ["alice", "bob", "carol"]
     assert {s.student: s.total for s in data.students} == pytest.approx(totals)
-    assert data.max_total == 35
+    assert data.max_total == TOTAL_POINTS
     assert data.student("alice").total == 11  # 7 + 4 autograded points; written answers not graded yet
     # missing notebooks: no submitted file (nbgrader scored them 0)
     assert data.student("alice").missing == ["03_rotation", "04_similarity"]
@@ -260,7 +260,8 @@ def test_report_html_is_self_contained_with_plots_and_findings(graded):
     assert "Students 3 with a submission" in text
     totals, _ = gradebook_truth(graded)
     mean, median = statistics.fmean(totals.values()), statistics.median(totals.values())
-    assert f"Mean total {mean:.2f} / 35" in text and f"Median total {median:.2f} / 35" in text
+    assert f"Mean total {mean:.2f} / {TOTAL_POINTS:g}" in text
+    assert f"Median total {median:.2f} / {TOTAL_POINTS:g}" in text
 
     # the clauses: one row per clause and cell, a plot with its alternative text
     clause_rows = {(r["data-cell"], r["data-clause"]) for r in page.rows if "data-clause" in r}
@@ -302,7 +303,7 @@ def test_grades_csv_is_nbgraders_export_with_gradebook_totals(graded):
     for row in rows:
         assert row["assignment"] == ASSIGNMENT
         assert float(row["score"]) == pytest.approx(totals[row["student_id"]])
-        assert float(row["max_score"]) == 35
+        assert float(row["max_score"]) == TOTAL_POINTS
 
 
 @pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own add_submission, new student

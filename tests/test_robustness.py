@@ -23,7 +23,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import NOTEBOOKS, CourseCopy, notes_of, reference_nb, with_code
+from conftest import GRADERS, NOTEBOOKS, REPO, CourseCopy, notes_of, reference_nb, with_code
 
 from pe_course.notebook import load_reference
 from pe_course.score import load_suite
@@ -215,7 +215,7 @@ def run(_course_template, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def suite_max(_course_template):
-    suite = load_suite(_course_template / "graders")
+    suite = load_suite(_course_template / GRADERS.relative_to(REPO))
     reference = load_reference(_course_template / "source" / "positional-encoding")
     return {
         nb: {f"test_{fn}": suite.max_score(reference, fn) for fn in fns}

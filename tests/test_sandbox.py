@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, requires_bwrap
+from conftest import GRADERS, REPO, requires_bwrap
 
 from pe_course.checks import CheckFailed, Grader, assert_close
 from pe_course.public_checks import Clause
@@ -841,7 +841,7 @@ def test_fallback_chown_does_not_follow_symlinks(tmp_path, monkeypatch):
 def test_course_files_are_invisible(bwrap_sandbox):
     paths = [
         REPO / "graders",
-        REPO / "graders" / "checks_embedding.py",
+        GRADERS / "checks_embedding.py",
         REPO / "gradebook.db",
         REPO / "source",
         REPO / "source" / "positional-encoding" / "01_embedding.ipynb",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from conftest import FUNCTIONS, REPO, reference_nb
+from conftest import FUNCTIONS, GRADERS, REPO, reference_nb
 
 from pe_course.datafiles import PUBLIC_DIR
 from pe_course.diagnosis import InProcessCaller
@@ -84,7 +84,7 @@ def test_stub_scores_zero(fn, suite, reference):
     assert lost_publicly(fn, stub) == lost(cell) == {c.clause for c in cell.clauses}
 
 
-SUITE = load_suite(REPO / "graders")
+SUITE = load_suite(GRADERS)
 ALTERNATIVES = SUITE.module("alternatives").ALTERNATIVES
 COMPOUND = SUITE.module("alternatives").COMPOUND
 # realistic one-slip students: FLAWED_* lists of (function, implementation, clauses it must lose)

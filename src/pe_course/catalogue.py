@@ -29,6 +29,19 @@ def graded_cells(source_dir: Path) -> list[tuple[str, str, bool, float]]:
     return rows
 
 
+def notebook_points(source_dir: Path) -> dict[str, float]:
+    """{notebook: its points} (graded cells, hand-graded ones included), in notebook order."""
+    totals: dict[str, float] = {}
+    for notebook, _, _, pts in graded_cells(source_dir):
+        totals[notebook] = totals.get(notebook, 0.0) + pts
+    return totals
+
+
+def total_points(source_dir: Path) -> float:
+    """The assignment's maximum score: the points of all its graded cells."""
+    return sum(notebook_points(source_dir).values())
+
+
 def points_table(source_dir: Path) -> str:
     """The README's points table (markdown), one row per graded cell and a total per notebook."""
     rows = graded_cells(source_dir)

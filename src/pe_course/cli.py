@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from .course import ASSIGNMENT, Course
+from .course import Course, UnknownAssignment
 from .interruption import catch_signals
 from .terminal import console, isolation_line, progress
 
@@ -17,7 +17,7 @@ from .terminal import console, isolation_line, progress
 def cmd_release(args) -> int:
     from .release import release_diff
 
-    course = Course.here(args.course)
+    course = _course(args)
     if args.check:
         differ = release_diff(course)
         if differ:
@@ -43,13 +43,14 @@ def _release(course: Course) -> Path | None:
         return None
 
 
-def _assignment_ready(args, course: Course) -> bool:
-    """The assignment is this course's, and its gradebook knows it (added from source/ if not)."""
-    if args.assignment != course.assignment:
-        console.print(
-            f"[red]Unknown assignment {args.assignment!r}[/]: this course has {course.assignment!r}."
-        )
-        return False
+def _course(args) -> Course:
+    """The course directory and the assignment named on the command line (the only one if none is);
+    an unknown assignment raises :class:`UnknownAssignment`, which :func:`main` prints in one line."""
+    return Course.here(args.course, getattr(args, "assignment", None))
+
+
+def _assignment_ready(course: Course) -> bool:
+    """The assignment's gradebook entry exists (added from source/ if not)."""
     from nbgrader.api import MissingEntry
 
     try:
@@ -69,7 +70,7 @@ def cmd_build(args) -> int:
     from .sandbox import Sandbox
     from .selfcheck import run_selfcheck
 
-    course = Course.here(args.course)
+    course = _course(args)
     line = isolation_line(False, trusted="reference solutions, stubs and misconceptions")
     assert line is not None  # the project's own code may run without bubblewrap
     console.print(line)
@@ -99,18 +100,18 @@ def _opted_in(course: Course) -> bool:
 
 
 def cmd_grade(args) -> int:
-    course = Course.here(args.course)
+    course = _course(args)
     unisolated = args.unisolated or _opted_in(course)
     isolation = "" if args.scheduler else isolation_line(unisolated)  # workers say theirs below
     if isolation is None:
         return 2  # before anything is written: no gradebook entry, no moved submission
-    if not _assignment_ready(args, course):
+    if not _assignment_ready(course):
         return 2
     from .grading_round import submitted_students
     from .intake import tidy_submissions
     from .round_output import cluster_ready, print_cluster_figures, print_round, run_grading
 
-    for message in tidy_submissions(course.submitted, course.assignment):
+    for message in tidy_submissions(course.submitted, course.assignment, course.notebooks):
         console.print(f"Intake: {message}")
     if not submitted_students(course):
         console.print(
@@ -149,7 +150,7 @@ def cmd_demo(args) -> int:
     from .selfcheck import run_selfcheck
 
     started = time.monotonic()
-    repo = Course.here(args.course) if args.course else Course.here(_repo_guess())
+    repo = Course.here(args.course or _repo_guess(), demo.ASSIGNMENT)
     line = isolation_line(False, trusted="synthetic students")
     assert line is not None  # the project's own code may run without bubblewrap
     console.print(line)  # the first line: whether the demo's students run isolated
@@ -216,8 +217,8 @@ def cmd_feedback(args) -> int:
     from .feedback import zip_for_lms
     from .grading_round import feedback_round
 
-    course = Course.here(args.course)
-    if not _assignment_ready(args, course):
+    course = _course(args)
+    if not _assignment_ready(course):
         return 2
     with course.gradebook() as gb:
         students = sorted(s.student.id for s in gb.find_assignment(course.assignment).submissions)
@@ -262,12 +263,12 @@ def cmd_formgrader(args) -> int:
     """Jupyter in the course directory with nbgrader's formgrader open (manual grading)."""
     from .formgrader import serve
 
-    return serve(Course.here(args.course), args.ip, args.port)
+    return serve(_course(args), args.ip, args.port)
 
 
 def cmd_report(args) -> int:
-    course = Course.here(args.course)
-    if not _assignment_ready(args, course):
+    course = _course(args)
+    if not _assignment_ready(course):
         return 2
     from .report import write_report
 
@@ -281,8 +282,8 @@ def cmd_export(args) -> int:
     from .lms.grades import ExportError
     from .lms.upload import SOURCE_HELP, UPLOADS, export
 
-    course = Course.here(args.course)
-    if not _assignment_ready(args, course):
+    course = _course(args)
+    if not _assignment_ready(course):
         return 2
     out = Path(args.out) if args.out else course.root / "exports" / course.assignment
     source = Path(args.source)
@@ -305,6 +306,9 @@ def cmd_export(args) -> int:
     return 0
 
 
+ASSIGNMENT_HELP = "one of the course's assignments (source/<assignment>/); default: the only one"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pe-course",
@@ -312,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Grade the Positional Encoding notebooks with nbgrader and the hidden graders.",
         epilog="A grading round, from the course directory:\n"
         "  pe-course build                          self-validate the graders, then release\n"
-        "  nbgrader zip_collect positional-encoding  take in an LMS download (or nbgrader collect)\n"
+        "  nbgrader zip_collect ASSIGNMENT          take in an LMS download (or nbgrader collect)\n"
         "  pe-course grade                          autograde in parallel, with feedback\n"
         "  pe-course formgrader                     grade the written answers in nbgrader's formgrader\n"
         "  pe-course feedback                       feedback with the written scores, LMS zips\n"
@@ -326,13 +330,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("release", help="generate release/ with nbgrader and check it is safe for students")
+    p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)
     p.add_argument("--check", action="store_true", help="only compare release/ with a fresh generation")
     p.set_defaults(func=cmd_release)
 
     p = sub.add_parser(
         "grade", help="autograde submissions in parallel (one gradebook writer), then feedback"
     )
-    p.add_argument("assignment", nargs="?", default=ASSIGNMENT)
+    p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)
     p.add_argument("--jobs", "-j", type=int, default=2, help="parallel worker processes (default 2)")
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
     p.add_argument("--force", action="store_true", help="re-grade even unchanged, already graded submissions")
@@ -353,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("report", help="HTML report with plots and the grades CSV, from the gradebook")
-    p.add_argument("assignment", nargs="?", default=ASSIGNMENT)
+    p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)
     p.add_argument("--out", help="output directory (default: reports/<assignment>)")
     p.set_defaults(func=cmd_report)
 
@@ -362,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="after manual grading: regenerate feedback for everyone (forced), "
         "zip it per student for an LMS, and release it (--exchange)",
     )
-    p.add_argument("assignment", nargs="?", default=ASSIGNMENT)
+    p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)
     p.add_argument("--jobs", "-j", type=int, default=2, help="parallel worker processes (default 2)")
     p.add_argument(
         "--exchange", action="store_true", help="also nbgrader release_feedback (nbgrader exchange)"
@@ -373,7 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
         "export",
         help="grades and feedback back to an LMS: its grades file (from its own export) and one feedback zip",
     )
-    p.add_argument("assignment", nargs="?", default=ASSIGNMENT)
+    p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)
     p.add_argument("--lms", choices=("canvas", "moodle"), required=True)
     p.add_argument(
         "--from",
@@ -392,6 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     p.add_argument("--ip", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)
     p.set_defaults(func=cmd_formgrader)
 
     p = sub.add_parser(
@@ -404,6 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "build", help="self-validate the graders, then release (refuses when validation fails)"
     )
+    p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)
     p.set_defaults(func=cmd_build)
     return parser
 
@@ -419,6 +426,9 @@ def main(argv: list[str] | None = None) -> int:
     catch_signals()  # `kill <pid>` ends a round as cleanly as Ctrl-C
     try:
         return args.func(args)
+    except UnknownAssignment as exc:
+        console.print(f"[red]{escape(str(exc))}[/]", soft_wrap=True)
+        return 2
     except KeyboardInterrupt:
         console.print(
             "[yellow]Interrupted.[/] Workers and their sandboxes are stopped; every student graded so "
@@ -430,4 +440,4 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     sys.exit(main())
 
-__all__ = ["ASSIGNMENT", "main"]
+__all__ = ["main"]

@@ -1,27 +1,23 @@
-"""The course directory: paths and nbgrader's own configuration and API for it."""
+"""The course directory: paths and nbgrader's own configuration and API for it.
+
+The tooling names no assignment: a course's assignments are the folders of ``source/`` that hold a
+notebook, an assignment's notebooks are the notebooks in its folder (sorted by name), and its graded
+functions are what its graders declare (``pe_course.score.load_suite``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-ASSIGNMENT = "positional-encoding"
-NOTEBOOKS = ("01_embedding", "02_sinusoidal", "03_rotation", "04_similarity")
-# The graded functions, in notebook order (tests/test_self_validation.py checks them against graders/).
-FUNCTIONS = (
-    "embed",
-    "one_hot",
-    "embed_backward",
-    "frequencies",
-    "positional_encoding",
-    "rotation_matrix",
-    "shift_encoding",
-    "apply_rope",
-    "rope_scores",
-    "position_similarity",
-    "offset_similarity",
-    "self_attention",
-)
+# ScoreWithGraders.graders_dir's default: where an assignment's hidden graders are, relative to the
+# course root; "{assignment}" in it stands for the assignment (e.g. "graders/{assignment}").
+GRADERS_DIR = "graders/{assignment}"
+
+
+def graders_path(root: Path, graders_dir: str, assignment: str) -> Path:
+    """The folder of ``assignment``'s hidden graders for ``c.ScoreWithGraders.graders_dir``."""
+    return Path(root) / graders_dir.replace("{assignment}", assignment)
 
 
 def find_root(start: Path | None = None) -> Path:
@@ -33,14 +29,56 @@ def find_root(start: Path | None = None) -> Path:
     raise FileNotFoundError("no nbgrader_config.py here or above; run pe-course from the course directory")
 
 
+def assignments(root: Path) -> list[str]:
+    """The course's assignments: the folders of ``source/`` holding at least one notebook, sorted."""
+    source = Path(root) / "source"
+    if not source.is_dir():
+        return []
+    return sorted(p.name for p in source.iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
+
+
+class UnknownAssignment(ValueError):
+    """An assignment the course does not have, or none named where the course has several (one line)."""
+
+
+def assignment_of(root: Path, name: str | None = None) -> str:
+    """``name`` when it is one of the course's assignments; without one, the course's only assignment.
+
+    Raises :class:`UnknownAssignment` saying in one line which assignments exist.
+    """
+    found = assignments(root)
+    listed = ", ".join(repr(a) for a in found) or "none (no source/<assignment>/*.ipynb)"
+    if name:
+        if name not in found:
+            raise UnknownAssignment(f"Unknown assignment {name!r}: this course has {listed}")
+        return name
+    if len(found) != 1:
+        raise UnknownAssignment(f"Name the assignment: this course has {listed}")
+    return found[0]
+
+
 @dataclass(frozen=True)
 class Course:
+    """One assignment of the course in ``root`` (``assignment`` "": the course's only one)."""
+
     root: Path
-    assignment: str = ASSIGNMENT
+    assignment: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", Path(self.root))
+        if not self.assignment:
+            object.__setattr__(self, "assignment", assignment_of(self.root))
 
     @classmethod
-    def here(cls, start: Path | None = None) -> Course:
-        return cls(find_root(start))
+    def here(cls, start: Path | None = None, assignment: str | None = None) -> Course:
+        """The course found from ``start`` (or the working directory) up; ``assignment`` checked."""
+        root = find_root(start)
+        return cls(root, assignment_of(root, assignment))
+
+    @property
+    def notebooks(self) -> tuple[str, ...]:
+        """The assignment's notebooks (names without ``.ipynb``), as its source folder holds them."""
+        return tuple(p.stem for p in sorted(self.source.glob("*.ipynb")))
 
     @property
     def source(self) -> Path:
@@ -64,7 +102,10 @@ class Course:
 
     @property
     def graders(self) -> Path:
-        return self.root / "graders"
+        """This assignment's hidden graders, where autograde finds them (c.ScoreWithGraders.graders_dir):
+        the one place the build, the release's public checks, resumption and the cluster bundle ask."""
+        graders_dir = self.config().ScoreWithGraders.get("graders_dir", GRADERS_DIR)
+        return graders_path(self.root, graders_dir, self.assignment)
 
     @property
     def state_dir(self) -> Path:

@@ -18,11 +18,29 @@ from pathlib import Path
 
 import nbformat
 
-from .course import FUNCTIONS, Course
+from .course import Course
 from .intake import canvas_name, lms_zip
 from .notebook import grade_id, strip_solution_markers
 
 REFERENCE = "reference"
+
+# The demo's class takes the course's own assignment; the one place the package names it.
+ASSIGNMENT = "positional-encoding"
+# Its graded functions, in notebook order (tests/test_course.py checks them against the graders).
+FUNCTIONS = (
+    "embed",
+    "one_hot",
+    "embed_backward",
+    "frequencies",
+    "positional_encoding",
+    "rotation_matrix",
+    "shift_encoding",
+    "apply_rope",
+    "rope_scores",
+    "position_similarity",
+    "offset_similarity",
+    "self_attention",
+)
 
 # --- the code the synthetic students wrote ----------------------------------------------------
 LOOPS = {

@@ -2,7 +2,7 @@
 
 An LMS bulk download is a zip; :class:`LmsFileNameCollector` decides for the whole download at once
 (:mod:`pe_course.lms.collect`) which file is which student's which notebook, so that
-``nbgrader zip_collect positional-encoding`` fills ``submitted/`` correctly, and says why every other
+``nbgrader zip_collect <assignment>`` fills ``submitted/`` correctly, and says why every other
 file is not taken in. It reads the names as Canvas and Moodle write them today
 (:mod:`pe_course.lms.names`): Canvas ``<name key>[_LATE]_<user id>_<attachment id>_<file>`` (and the
 older ``<login>_late_…``), Canvas's Test Student left out; Moodle 4.x folders
@@ -15,7 +15,7 @@ Submission times come from the LMS, never from the zip's build time: the workshe
 states lateness only. The LMS identities go to ``.pe-course/lms-identities.json`` for the way back
 (:mod:`pe_course.lms.identities`), so a later download maps to the same students.
 
-Renamed files (``01_embedding-1.ipynb``, ``01_embedding (1).ipynb``, ``01_Embedding.ipynb``) map to
+Renamed files (``01_intro-1.ipynb``, ``01_intro (1).ipynb``, ``01_Intro.ipynb``) map to
 the right notebook; when two files of one student stand for one notebook, the later upload is taken.
 
 Archive entries that cannot be extracted safely (``..`` in the path, absolute paths — nbgrader's
@@ -39,7 +39,7 @@ from pathlib import Path
 from nbgrader.plugins.zipcollect import ExtractorPlugin, FileNameCollectorPlugin
 from traitlets import List, TraitError, Unicode, validate
 
-from .course import NOTEBOOKS
+from .course import Course
 from .lms import collect as lms_collect
 from .lms import identities as lms_ids
 from .lms.roster import RosterError, read_people
@@ -47,7 +47,7 @@ from .lms.roster import RosterError, read_people
 _COPY_SUFFIX = re.compile(r"(?:-\d+|\s*\(\d+\)|\s+copy)$", re.IGNORECASE)
 
 
-def canonical_notebook(file_name: str, notebooks: list[str] | tuple[str, ...] = NOTEBOOKS) -> str | None:
+def canonical_notebook(file_name: str, notebooks: list[str] | tuple[str, ...]) -> str | None:
     """The assignment notebook a submitted file name stands for, or None."""
     stem, ext = os.path.splitext(os.path.basename(file_name))
     if ext.lower() != ".ipynb":
@@ -72,7 +72,10 @@ def entries_file(extracted: Path) -> Path:
 class LmsFileNameCollector(FileNameCollectorPlugin):
     """FileNameCollector for Canvas and Moodle downloads: the whole download planned at once."""
 
-    notebooks = List(list(NOTEBOOKS), help="Notebook names of the assignment.").tag(config=True)
+    notebooks = List(
+        Unicode(),
+        help="Notebook names of the assignment (default: the notebooks of source/<assignment>/).",
+    ).tag(config=True)
     roster = Unicode("", help="One roster CSV (kept for old configs; see rosters).").tag(config=True)
     rosters = List(
         Unicode(),
@@ -120,8 +123,16 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
     def _assignment(self) -> str:
         return getattr(getattr(self.parent, "coursedir", None), "assignment_id", "") or "assignment"
 
+    def _notebooks(self) -> list[str]:
+        if self.notebooks:
+            return list(self.notebooks)
+        return list(Course(self._course_root(), self._assignment()).notebooks)
+
     def _make_plan(self, root: Path) -> lms_collect.Plan:
         files = json.loads(entries_file(root).read_text(encoding="utf-8"))
+        notebooks = self._notebooks()
+        if not notebooks:
+            self._fail(f"No notebooks in source/{self._assignment()}/; nothing taken in")
         people = []
         names = [r for r in [self.roster, *self.rosters] if r]
         for name in names:
@@ -138,8 +149,8 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
             self._fail(f"{exc}; nothing taken in")
         result = lms_collect.plan(
             files,
-            lambda f: canonical_notebook(f, self.notebooks),
-            list(self.notebooks),
+            lambda f: canonical_notebook(f, notebooks),
+            notebooks,
             people,
             known,
             self.lms_timezone,
@@ -179,12 +190,12 @@ def _extracted_root(path: Path) -> Path | None:
     return None
 
 
-def tidy_submissions(submitted: Path, assignment: str, notebooks: tuple[str, ...] = NOTEBOOKS) -> list[str]:
+def tidy_submissions(submitted: Path, assignment: str, notebooks: tuple[str, ...]) -> list[str]:
     """Put misplaced or renamed notebooks where nbgrader looks for them; say what was done or not.
 
-    ``submitted/<id>/01_embedding.ipynb`` (no assignment folder) and
-    ``submitted/<id>/<assignment>/01_embedding (1).ipynb`` are moved to
-    ``submitted/<id>/<assignment>/01_embedding.ipynb`` when that is unambiguous (one candidate, and no
+    ``submitted/<id>/01_intro.ipynb`` (no assignment folder) and
+    ``submitted/<id>/<assignment>/01_intro (1).ipynb`` are moved to
+    ``submitted/<id>/<assignment>/01_intro.ipynb`` when that is unambiguous (one candidate, and no
     notebook of that name already there); anything else is left alone and named. Nothing is deleted.
     """
     messages: list[str] = []

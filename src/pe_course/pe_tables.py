@@ -54,18 +54,19 @@ def tables_bytes(tables: dict[str, np.ndarray]) -> bytes:
     return out.getvalue()
 
 
-def default_path() -> Path:
+def default_path(assignment: str | None = None) -> Path:
     from .course import Course
 
-    return Course.here().source / FILE_NAME
+    return Course.here(None, assignment).source / FILE_NAME
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pe_course.pe_tables", description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="only say whether the stored file is current")
     parser.add_argument("--path", type=Path, default=None, help=f"default: source/<assignment>/{FILE_NAME}")
+    parser.add_argument("--assignment", default=None, help="default: the course's only assignment")
     args = parser.parse_args(argv)
-    path = args.path or default_path()
+    path = args.path or default_path(args.assignment)
     data = tables_bytes(build_tables())
     if args.check:
         if not path.is_file() or path.read_bytes() != data:

@@ -88,7 +88,7 @@ def _properties(check: Check) -> list[dict]:
     prop, inputs = check.public
     if not inspect.getsourcefile(prop) or Path(inspect.getsourcefile(prop) or "").name != PROPERTIES:
         raise ValueError(
-            f"{check.function}/{check.name}: a public property must be defined in graders/{PROPERTIES}"
+            f"{check.function}/{check.name}: a public property must be defined in the graders' {PROPERTIES}"
         )
     return [
         {

@@ -128,8 +128,8 @@ SCHEMA_PATH = Path("docs") / "grading-record.schema.json"
 
 
 if __name__ == "__main__":  # python -m pe_course.record_schema: regenerate docs/grading-record.schema.json
-    from .course import Course
+    from .course import find_root
 
-    target = Course.here().root / SCHEMA_PATH
+    target = find_root() / SCHEMA_PATH
     atomic_write(target, json.dumps(json_schema(), indent=2) + "\n")
     print(f"wrote {target}")

@@ -142,7 +142,7 @@ def release_problems(release_dir: Path, source_dir: Path) -> list[str]:
         if hidden:  # graders/ decides the scores: a hidden region here would look like grading that is not
             problems.append(
                 f"source {name}: '### BEGIN HIDDEN TESTS' in {', '.join(hidden)}; put hidden checks "
-                "in graders/ instead"
+                "in graders/<assignment>/ instead"
             )
     for name, nb in released.items():
         solution_lines = _solution_lines(sources.get(name))

@@ -24,6 +24,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
 from .checks import Check, CheckFailed, Composition, Graded, Grader, Misconception
+from .course import GRADERS_DIR, graders_path
 from .datafiles import sandbox_data_files
 from .diagnosis import diagnose
 from .execute import sandbox_from_config
@@ -295,7 +296,9 @@ class ScoreWithGraders(NbGraderPreprocessor):
     """Scores each ``test_<function>`` cell with the hidden graders and writes the JSON record."""
 
     graders_dir = Unicode(
-        "graders", help="Directory of the hidden graders (relative to the course root)."
+        GRADERS_DIR,
+        help="Directory of the hidden graders (relative to the course root); {assignment} stands for "
+        "the assignment, e.g. graders/{assignment} for one suite per assignment.",
     ).tag(config=True)
     notebook_timeout = Float(
         Limits().notebook_timeout, help="Wall-clock limit (seconds) for grading one notebook."
@@ -309,7 +312,7 @@ class ScoreWithGraders(NbGraderPreprocessor):
         coursedir = CourseDirectory(config=self.config)
         root = Path(coursedir.root)
         try:
-            suite = load_suite(root / self.graders_dir)
+            suite = load_suite(graders_path(root, self.graders_dir, info["assignment"]))
             reference = load_reference(
                 Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]))
             )

@@ -66,7 +66,9 @@ def run_selfcheck(
     for path in sorted(course.source.glob("*.ipynb")):
         nb_id = path.stem
         if nb_id not in suite.notebooks:
-            report.problems.append(f"{nb_id}: no graders (graders/checks_*.py with NOTEBOOK = {nb_id!r})")
+            report.problems.append(
+                f"{nb_id}: no graders ({suite.path}/checks_*.py with NOTEBOOK = {nb_id!r})"
+            )
             continue
         ref = grade_notebook(reference_submission(path), nb_id, suite, reference, sandbox, files=files)
         outcome = f"{ref.score:g}/{ref.max_score:g}"

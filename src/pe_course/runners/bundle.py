@@ -14,10 +14,12 @@ from ..course import Course
 
 def course_bundle(course: Course, template_db: Path) -> bytes:
     """Everything a worker needs besides the submissions, as one tar (deterministic for a digest):
-    ``nbgrader_config.py``, the assignment's ``source/`` and ``release/``, ``graders/`` and the
-    template gradebook holding the assignment's structure."""
+    ``nbgrader_config.py``, the assignment's ``source/`` and ``release/``, its graders
+    (:attr:`Course.graders`, at the same place relative to the root) and the template gradebook
+    holding the assignment's structure."""
     members = [("nbgrader_config.py", course.root / "nbgrader_config.py"), ("template.db", template_db)]
-    for rel in (Path("source") / course.assignment, Path("release") / course.assignment, Path("graders")):
+    graders = course.graders.relative_to(course.root)
+    for rel in (Path("source") / course.assignment, Path("release") / course.assignment, graders):
         folder = course.root / rel
         members += [
             (str(p.relative_to(course.root)), p)

@@ -1,6 +1,6 @@
 """Grading beyond one machine: a round's tasks on the workers of a Dask distributed cluster.
 
-``pe-course grade positional-encoding --scheduler tcp://HOST:PORT`` makes a :class:`DaskRunner`:
+``pe-course grade <assignment> --scheduler tcp://HOST:PORT`` makes a :class:`DaskRunner`:
 
 - **once per run** it uploads a course bundle (:func:`~.bundle.course_bundle`), as the result of a task
   whose argument is the bundle itself, so the scheduler can recompute it on another worker when the

@@ -97,7 +97,7 @@ def grade_remote(
         root = Path(tempfile.mkdtemp(prefix="pe-course-task-"))
         try:
             shutil.copy(shared / "nbgrader_config.py", root / "nbgrader_config.py")
-            for name in ("source", "release", "graders"):
+            for name in _bundled_folders(shared):  # source/, release/ and the graders' top folder
                 (root / name).symlink_to(shared / name, target_is_directory=True)
             folder = root / "submitted" / student / assignment
             folder.mkdir(parents=True)
@@ -143,6 +143,11 @@ def _bundle_dir(bundle: bytes, digest: str) -> Path:
     _FORGOTTEN.discard(digest)
     groups.sweep_stale()  # groups left on this machine by a worker that was killed outright
     return folder
+
+
+def _bundled_folders(shared: Path) -> list[str]:
+    """The bundle's top folders (``source``, ``release`` and where the graders are), not the cache."""
+    return sorted(p.name for p in shared.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
 def forget_bundle(digest: str) -> None:

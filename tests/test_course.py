@@ -1,0 +1,119 @@
+"""The course describes itself: its assignments are the folders of source/, an assignment's notebooks
+are the notebooks in its folder, and every command takes any assignment (naming them when given a
+wrong one)."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import tarfile
+
+import nbformat
+import pytest
+from conftest import FUNCTIONS, NOTEBOOKS, REPO, reference_nb, requires_bwrap
+
+from pe_course.cli import main
+from pe_course.course import Course, UnknownAssignment, assignments
+
+
+def _course_of(root, folders: dict[str, list[str]]):
+    (root / "nbgrader_config.py").write_text("c = get_config()\n", encoding="utf-8")
+    for assignment, notebooks in folders.items():
+        (root / "source" / assignment).mkdir(parents=True)
+        for name in notebooks:
+            nbformat.write(nbformat.v4.new_notebook(), root / "source" / assignment / f"{name}.ipynb")
+    return root
+
+
+def test_an_assignment_and_its_notebooks_are_the_folders_of_source(tmp_path):
+    root = _course_of(tmp_path, {"b-chapter": ["02_two", "01_one"], "a-chapter": ["01_x"], "empty": []})
+    assert assignments(root) == ["a-chapter", "b-chapter"], "a folder without a notebook is none"
+    assert Course(root, "b-chapter").notebooks == ("01_one", "02_two")
+    assert Course.here(root / "source", "a-chapter").notebooks == ("01_x",)
+    with pytest.raises(
+        UnknownAssignment, match="^Name the assignment: this course has 'a-chapter', 'b-chapter'$"
+    ):
+        Course(root)
+    with pytest.raises(
+        UnknownAssignment, match="^Unknown assignment 'nope': this course has 'a-chapter', 'b-chapter'$"
+    ):
+        Course.here(root, "nope")
+
+
+def test_a_course_with_one_assignment_needs_no_name():
+    assert Course(REPO).assignment == assignments(REPO)[0] and len(assignments(REPO)) == 1
+    assert Course(REPO).notebooks == NOTEBOOKS
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["release"],
+        ["build"],
+        ["grade"],
+        ["report"],
+        ["feedback"],
+        ["export", "--lms", "canvas", "--from", "nowhere.csv"],
+        ["formgrader"],
+    ],
+    ids=lambda c: c[0],
+)
+def test_every_command_says_in_one_line_which_assignments_exist(tmp_path, capsys, command):
+    root = _course_of(tmp_path, {"a-chapter": ["01_x"], "b-chapter": ["01_y"]})
+    assert main(["--course", str(root), command[0], "nope", *command[1:]]) == 2
+    out = capsys.readouterr().out.strip()
+    assert out == "Unknown assignment 'nope': this course has 'a-chapter', 'b-chapter'"
+    assert main(["--course", str(root), *command]) == 2, "two assignments: none is taken for granted"
+    assert capsys.readouterr().out.strip() == "Name the assignment: this course has 'a-chapter', 'b-chapter'"
+    assert not (root / "gradebook.db").exists(), "nothing written before the assignment is known"
+
+
+def test_the_demo_names_the_graded_functions_the_graders_declare():
+    from pe_course import demo
+
+    assert demo.FUNCTIONS == FUNCTIONS
+    assert Course(REPO, demo.ASSIGNMENT).notebooks == NOTEBOOKS
+
+
+def _moved_graders(tmp_path):
+    """A copy of the course whose graders sit at hidden/<assignment>/ (c.ScoreWithGraders.graders_dir)."""
+    root = tmp_path / "course"
+    ignore = shutil.ignore_patterns("__pycache__", ".hypothesis")
+    shutil.copytree(REPO / "source", root / "source", ignore=ignore)
+    shutil.copytree(Course(REPO).graders, root / "hidden" / "positional-encoding", ignore=ignore)
+    config = (REPO / "nbgrader_config.py").read_text(encoding="utf-8")
+    config += '\nc.ScoreWithGraders.graders_dir = "hidden/{assignment}"\n'
+    (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
+    return Course(root)
+
+
+def test_every_reader_of_the_graders_asks_the_one_trait_autograde_reads(tmp_path):
+    """Build, the release's public checks, resumption and the cluster bundle look where autograde looks."""
+    from pe_course.release import public_check_files
+    from pe_course.resume import graders_fingerprint
+    from pe_course.runners.bundle import course_bundle
+
+    course = _moved_graders(tmp_path)
+    assert course.graders == course.root / "hidden" / "positional-encoding"
+    assert public_check_files(course) == public_check_files(Course(REPO))
+    before = graders_fingerprint(course)
+    (course.graders / "cases" / "one_hot.json").write_text("[]", encoding="utf-8")
+    assert graders_fingerprint(course) != before, "a change of the graders re-grades"
+    (tmp_path / "template.db").write_bytes(b"")
+    with tarfile.open(fileobj=io.BytesIO(course_bundle(course, tmp_path / "template.db"))) as bundle:
+        names = bundle.getnames()
+    assert "hidden/positional-encoding/checks_embedding.py" in names
+    assert not [n for n in names if n.startswith("graders/")]
+
+
+@requires_bwrap
+def test_autograde_grades_with_the_graders_of_its_trait(tmp_path):
+    from pe_course.record import GradingRecord
+    from pe_course.score import ScoreWithGraders
+
+    course = _moved_graders(tmp_path)
+    step = ScoreWithGraders(config=course.config())
+    info = {"assignment": course.assignment, "notebook": "02_sinusoidal", "student": "ani"}
+    step.preprocess(reference_nb("02_sinusoidal"), {"nbgrader": info})
+    record = GradingRecord.read(course.autograded / "ani" / course.assignment / "02_sinusoidal.grading.json")
+    assert [c.score for c in record.cells] == [c.max_score for c in record.cells] and record.cells
