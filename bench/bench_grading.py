@@ -6,6 +6,11 @@
   mixed differently per student, and the written answers filled in.
 - **mixed** (default 24 students): the demo's typical students (correct, partial, misconceptions,
   stubs, mangled and missing notebooks), without the two built to hang or wedge kernels.
+- **one-notebook** (default 36 students): each hands in one notebook, correct and written as in the
+  all-correct class (a course graded part by part, late resubmissions): the per-student fixed cost.
+- **full-mistakes** (default 14 students): each hands in all four notebooks, written as in the
+  all-correct class, one in three without mistakes, the others with one or two catalogued
+  misconceptions, the sign bug in ``shift_encoding`` or a function left as the stub.
 
 The baseline is stock nbgrader in a copy of the course with a stock ``nbgrader_config.py`` (course id,
 stubs, ``Execute.timeout = 30``, rubrics allowed outside task cells): ``nbgrader autograde --force``
@@ -16,10 +21,13 @@ repository's ``nbgrader_config.py``. Both see the same submissions, one after th
 
 Run it on an otherwise idle machine: ours keeps every core busy, so other load slows it more than the
 serial baseline, and the machine-CPU figures (busy CPU seconds of the whole machine during each side,
-sandboxed processes included) only mean something when nothing else runs.
+sandboxed processes included) only mean something when nothing else runs. "Own CPU" counts only each
+side's processes (stock: nbgrader and its kernels; ours: pe-course grade, its workers, and the
+sandboxes' resource groups as the records give them), so it holds on a shared machine too (a busy
+machine still inflates it somewhat). The load average is recorded before each side.
 
-    python bench/bench_grading.py                          # both classes: times, ratios, scores
-    python bench/bench_grading.py --classes all-correct    # one class only
+    python bench/bench_grading.py                          # every class: times, ratios, scores
+    python bench/bench_grading.py --classes one-notebook full-mistakes    # issue 23's two classes
     python bench/bench_grading.py --cluster 1 2 --students 12 --classes all-correct
         # pe-course grade --scheduler on a local `dask scheduler` with 1, then 2 `dask worker`s
     python bench/bench_grading.py --scaling-only --scaling 12 24 48 96   # how our wall time grows

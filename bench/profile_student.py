@@ -79,8 +79,10 @@ def instrument() -> None:
     timed(converter_base.BaseConverter, "write_single_notebook", "converters: notebook written")
     timed(converter_base.BaseConverter, "init_notebooks", "converters: finding notebooks")
     timed(autograde.Autograde, "start", "autograde total")
-    timed(execute._Runner, "__init__", "execute: sandbox + kernel start")
-    timed(execute._Runner, "run", "execute: notebook run in kernel")
+    timed(
+        execute._Runner, "__init__", "execute: sandboxed runner started (the kernel starts with the notebook)"
+    )
+    timed(execute._Runner, "run", "execute: the notebook in the sandbox (kernel start, cells)")
     timed(score, "grade_notebook", "score: graders total")
     timed(client.StudentProcess, "start", "score: scoring worker start + load")
     timed(score, "load_reference", "score: reference loaded")
