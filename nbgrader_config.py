@@ -36,6 +36,8 @@ c.Autograde.exporter_class = "pe_course.sanitize.TolerantNotebookExporter"
 c.Autograde.sanitize_preprocessors = pipeline.SANITIZE_PREPROCESSORS
 c.Autograde.autograde_preprocessors = pipeline.AUTOGRADE_PREPROCESSORS
 c.GenerateFeedback.preprocessors = pipeline.FEEDBACK_PREPROCESSORS
+# nbgrader's HTML exporter, its templates compiled once per process instead of once per student.
+c.GenerateFeedback.exporter_class = "pe_course.feedback.FeedbackExporter"
 
 # LMS bulk downloads (Canvas and Moodle) through `nbgrader zip_collect positional-encoding`.
 c.ZipCollectApp.collector_plugin = "pe_course.intake.LmsFileNameCollector"

@@ -6,6 +6,11 @@
   mixed differently per student, and the written answers filled in.
 - **mixed** (default 24 students): the demo's typical students (correct, partial, misconceptions,
   stubs, mangled and missing notebooks), without the two built to hang or wedge kernels.
+- **one-notebook** (default 36 students): each hands in one notebook, correct and written as in the
+  all-correct class (a course graded part by part, late resubmissions): the per-student fixed cost.
+- **full-mistakes** (default 14 students): each hands in all four notebooks, written as in the
+  all-correct class, one in three without mistakes, the others with one or two catalogued
+  misconceptions, the sign bug in ``shift_encoding`` or a function left as the stub.
 
 The baseline is stock nbgrader in a copy of the course with a stock ``nbgrader_config.py`` (course id,
 stubs, ``Execute.timeout = 30``, rubrics allowed outside task cells): ``nbgrader autograde --force``
@@ -16,10 +21,13 @@ repository's ``nbgrader_config.py``. Both see the same submissions, one after th
 
 Run it on an otherwise idle machine: ours keeps every core busy, so other load slows it more than the
 serial baseline, and the machine-CPU figures (busy CPU seconds of the whole machine during each side,
-sandboxed processes included) only mean something when nothing else runs.
+sandboxed processes included) only mean something when nothing else runs. "Own CPU" counts only each
+side's processes (stock: nbgrader and its kernels; ours: pe-course grade, its workers, and the
+sandboxes' resource groups as the records give them), so it holds on a shared machine too (a busy
+machine still inflates it somewhat). The load average is recorded before each side.
 
-    python bench/bench_grading.py                          # both classes: times, ratios, scores
-    python bench/bench_grading.py --classes all-correct    # one class only
+    python bench/bench_grading.py                          # every class: times, ratios, scores
+    python bench/bench_grading.py --classes one-notebook full-mistakes    # issue 23's two classes
     python bench/bench_grading.py --cluster 1 2 --students 12 --classes all-correct
         # pe-course grade --scheduler on a local `dask scheduler` with 1, then 2 `dask worker`s
     python bench/bench_grading.py --scaling-only --scaling 12 24 48 96   # how our wall time grows
@@ -30,6 +38,7 @@ Run by hand, not in the test suite. Prints a table and writes bench/results/grad
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import inspect
 import json
@@ -127,7 +136,53 @@ def mixed_class(size: int) -> list[demo.Student]:
     return [TYPICAL[i % len(TYPICAL)] for i in range(size)]
 
 
-CLASSES = {"all-correct": (all_correct_class, 36), "mixed": (mixed_class, 24)}
+def notebooks() -> list[str]:
+    return sorted(p.stem for p in Course(REPO).release.glob("*.ipynb"))
+
+
+def one_notebook_class(size: int) -> list[demo.Student]:
+    """``size`` students who each handed in one notebook (the i-th student the (i mod 4)-th), correct and
+    written differently, as in the all-correct class: a course graded part by part, or late resubmissions."""
+    names = notebooks()
+    return [
+        dataclasses.replace(
+            who,
+            login=f"satu{i:03d}",
+            story="one notebook, correct",
+            missing=tuple(n for n in names if n != names[i % len(names)]),
+        )
+        for i, who in enumerate(all_correct_class(size))
+    ]
+
+
+def full_mistakes_class(size: int) -> list[demo.Student]:
+    """``size`` students who each handed in all four notebooks, written differently (as in the all-correct
+    class), with realistic mistakes: one student in three has none; the others one or two of the
+    catalogued misconceptions, the sign bug in ``shift_encoding``, or a function left as the stub."""
+    mistakes = sorted(demo.MISTAKES)
+    students = []
+    for i, who in enumerate(all_correct_class(size)):
+        code = dict(who.code)
+        if i % 3:
+            for k in range(1 + i % 2):
+                function, wrong = demo.MISTAKES[mistakes[(i + 3 * k) % len(mistakes)]]
+                code[function] = wrong
+            if i % 4 == 1:
+                code["shift_encoding"] = demo.BUGGY_SHIFT
+            if i % 5 == 2:
+                code[demo.FUNCTIONS[i % len(demo.FUNCTIONS)]] = ""  # left as the stub
+        students.append(
+            dataclasses.replace(who, login=f"lengkap{i:03d}", story="all four, with mistakes", code=code)
+        )
+    return students
+
+
+CLASSES = {
+    "all-correct": (all_correct_class, 36),
+    "mixed": (mixed_class, 24),
+    "one-notebook": (one_notebook_class, 36),
+    "full-mistakes": (full_mistakes_class, 14),
+}
 
 
 def make_course(root: Path, config: str | None, students: list[demo.Student]) -> Course:
@@ -184,6 +239,26 @@ def busy_cpu_seconds() -> float:
     return sum(times) - times.idle - getattr(times, "iowait", 0.0)
 
 
+def children_cpu_seconds() -> float:
+    """CPU seconds of this process's finished children and everything they waited for (nbgrader and
+    its kernels; pe-course grade and its worker processes). Other work on the machine is not in it."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def sandboxed_cpu_seconds(course: Course) -> float:
+    """CPU seconds of our sandboxed runs (notebook runner and kernel, scoring worker), from the
+    resource groups' figures in the records: they are killed, not waited for, so
+    :func:`children_cpu_seconds` does not see them."""
+    total = 0.0
+    for path in course.autograded.glob("*/*/*.grading.json"):
+        for figures in json.loads(path.read_text(encoding="utf-8")).get("resources", {}).values():
+            total += float(figures.get("cpu_seconds", 0.0))
+    return total
+
+
 class PeakMemory:
     """Peak resident memory of process trees (sampled every 0.2 s): the sum over each tree and the largest
     single process."""
@@ -226,6 +301,8 @@ def ours(course: Course, jobs: int, scheduler: str | None = None) -> dict:
     argv = [str(PE_COURSE), "grade", course.assignment, "--force", "--jobs", str(jobs)]
     if scheduler:
         argv += ["--scheduler", scheduler]
+    load_before = os.getloadavg()
+    own = children_cpu_seconds()
     cpu = busy_cpu_seconds()
     started = time.monotonic()
     proc = subprocess.Popen(
@@ -240,6 +317,7 @@ def ours(course: Course, jobs: int, scheduler: str | None = None) -> dict:
     output, _ = proc.communicate()
     seconds = time.monotonic() - started
     cpu = busy_cpu_seconds() - cpu
+    own = children_cpu_seconds() - own + sandboxed_cpu_seconds(course)
     memory.stop()
     graded = re.search(r"Graded (\d+), skipped \(unchanged\) (\d+), failed (\d+) in ([0-9.]+) s", output)
     if graded is None or int(graded.group(3)):
@@ -252,14 +330,19 @@ def ours(course: Course, jobs: int, scheduler: str | None = None) -> dict:
         "round_seconds": round_s,  # pe-course's own figure: grading with feedback, start-up excluded
         "grading_seconds": round_s - float(feedback.group(1)) if round_s and feedback else round_s,
         "machine_cpu_s": round(cpu, 1),
+        "own_cpu_s": round(own, 1),
         "merge_s_per_student": float(merged.group(2)) if merged else None,
         "failed": int(graded.group(3)) if graded else None,
         "peak_tree_mb": round(memory.tree_peak[proc.pid] / 1e6),
         "peak_process_mb": round(memory.process_peak / 1e6),
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
     }
 
 
 def stock(course: Course) -> dict:
+    load_before = os.getloadavg()
+    own = children_cpu_seconds()
     cpu = busy_cpu_seconds()
     autograde = run(course, "autograde", course.assignment, "--force")
     feedback = run(course, "generate_feedback", course.assignment, "--force")
@@ -268,6 +351,9 @@ def stock(course: Course) -> dict:
         "autograde_s": round(autograde, 2),
         "feedback_s": round(feedback, 2),
         "machine_cpu_s": round(busy_cpu_seconds() - cpu, 1),
+        "own_cpu_s": round(children_cpu_seconds() - own, 1),
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
     }
 
 
@@ -294,7 +380,16 @@ def compare(name: str, students: list[demo.Student], jobs: int, tmp: Path) -> di
         flush=True,
     )
     ratio = o["seconds"] / b["seconds"]
-    print(f"[{name}] ratio ours / stock = {ratio:.2f}", flush=True)
+    cpu_ratio = o["machine_cpu_s"] / b["machine_cpu_s"] if b["machine_cpu_s"] else float("nan")
+    own_ratio = o["own_cpu_s"] / b["own_cpu_s"] if b["own_cpu_s"] else float("nan")
+    print(
+        f"[{name}] ratio ours / stock = {ratio:.2f}; machine CPU per notebook: stock "
+        f"{b['machine_cpu_s'] / n:.2f} s, ours {o['machine_cpu_s'] / n:.2f} s (ratio {cpu_ratio:.2f}); "
+        f"own CPU per notebook (each side's processes only): stock {b['own_cpu_s'] / n:.2f} s, ours "
+        f"{o['own_cpu_s'] / n:.2f} s (ratio {own_ratio:.2f}); load average before stock "
+        f"{b['load_before'][0]:.2f}, before ours {o['load_before'][0]:.2f}",
+        flush=True,
+    )
     shutil.rmtree(base.root, ignore_errors=True)
     shutil.rmtree(mine.root, ignore_errors=True)
     return {
@@ -303,6 +398,11 @@ def compare(name: str, students: list[demo.Student], jobs: int, tmp: Path) -> di
         "stock": {**b, "auto_score": b_got, "auto_max": b_max},
         "ours": {**o, "auto_score": o_got, "auto_max": o_max},
         "ratio": round(ratio, 3),
+        "machine_cpu_per_notebook": {
+            "stock": round(b["machine_cpu_s"] / n, 3),
+            "ours": round(o["machine_cpu_s"] / n, 3),
+        },
+        "own_cpu_per_notebook": {"stock": round(b["own_cpu_s"] / n, 3), "ours": round(o["own_cpu_s"] / n, 3)},
     }
 
 

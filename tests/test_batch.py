@@ -15,7 +15,7 @@ from conftest import reference_nb, release_nb, with_code
 from sqlalchemy import text
 
 from pe_course.grading_round import grade_round
-from pe_course.grading_task import build_template
+from pe_course.grading_task import build_template, private_gradebook
 from pe_course.resume import GradeState
 
 pytestmark = pytest.mark.slow
@@ -122,6 +122,47 @@ def test_the_workers_template_gradebook_is_made_without_running_alembic(course_c
         assignment = template.find_assignment(course.assignment)
         assert sorted((c.name, c.max_score) for nb in assignment.notebooks for c in nb.grade_cells) == cells
         assert assignment.submissions == []
+
+
+def test_a_workers_private_gradebooks_share_one_engine_and_end_where_the_writer_reads_them(
+    course_copy, tmp_path
+):
+    """A worker keeps the SQLAlchemy engine of its private gradebook from one student to the next
+    (nbgrader's queries compiled once per worker, not once per gradebook opened); each student still
+    starts from a fresh copy of the template, and ends in their own staging folder."""
+    from nbgrader.api import Gradebook
+
+    course = course_copy.course
+    template = build_template(course, tmp_path / "template.db")
+    engines = []
+    for student in ("ani", "budi"):
+        staged = tmp_path / student / "gradebook.db"
+        staged.parent.mkdir()
+        with private_gradebook(template, staged) as path:
+            for _ in range(2):
+                with Gradebook(f"sqlite:///{path}", course_id="pe-course") as gb:
+                    assert [s.id for s in gb.students] == []  # the template's copy, not the last student's
+                    engines.append(gb.engine)
+            with Gradebook(f"sqlite:///{path}", course_id="pe-course") as gb:
+                gb.update_or_create_student(student)
+            with course.gradebook() as main:
+                assert main.engine is not engines[0]  # the course gradebook is not concerned
+        assert not path.exists()
+        with Gradebook(f"sqlite:///{staged}", course_id="pe-course") as gb:
+            assert [s.id for s in gb.students] == [student]
+    assert all(engine is engines[0] for engine in engines)
+    # a gradebook left in the middle of a transaction: its engine is not used again
+    staged = tmp_path / "citra" / "gradebook.db"
+    staged.parent.mkdir()
+    with private_gradebook(template, staged) as path:
+        left_open = Gradebook(f"sqlite:///{path}", course_id="pe-course")
+        left_open.db.execute(text("SELECT 1"))  # holds a connection of the engine
+    with (
+        private_gradebook(template, tmp_path / "dewi.db") as path,
+        Gradebook(f"sqlite:///{path}", course_id="pe-course") as gb,
+    ):
+        assert gb.engine is not left_open.engine
+    left_open.close()
 
 
 def test_ctrl_c_leaves_a_consistent_gradebook_and_the_next_run_resumes(make_course):

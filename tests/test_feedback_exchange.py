@@ -47,3 +47,73 @@ def test_tidy_keeps_the_pages_and_what_release_feedback_needs(tmp_path):
         "timestamp.txt",
     ]
     assert sorted(removed) == ["01_embedding.grading.json", "catatan.pdf", "extra/timestamp.txt"]
+
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+def _feedback_notebook(markdown: str = "$x^2$ dan **tebal**"):
+    import nbformat
+
+    v4 = nbformat.v4
+    plot = v4.new_code_cell("plt.plot(x)")
+    plot.outputs = [
+        v4.new_output("stream", name="stdout", text="grafik:\n"),
+        v4.new_output("display_data", data={"image/png": PNG, "text/plain": "<Figure>"}),
+    ]
+    described = v4.new_code_cell("plt.show()", metadata={"alt": "grafik PE"})
+    described.outputs = [v4.new_output("display_data", data={"image/png": PNG})]
+    failed = v4.new_code_cell("1 / 0")
+    failed.outputs = [
+        v4.new_output("error", ename="ZeroDivisionError", evalue="division by zero", traceback=[])
+    ]
+    return v4.new_notebook(cells=[v4.new_markdown_cell(markdown), plot, described, failed])
+
+
+def _pages(exporter_class, nb, config) -> str:
+    from nbgrader.converters import GenerateFeedback
+
+    app = GenerateFeedback(config=config)
+    exporter = exporter_class(parent=app, config=app.config)
+    graded = {"notebook": "02_sinusoidal", "score": 1.5, "max_score": 3.0, "late_penalty": 0}
+    return exporter.from_notebook_node(nb, resources={"nbgrader": graded})[0]
+
+
+def test_the_feedback_pages_are_nbconverts_own_document():
+    """The feedback exporter skips nbconvert's BeautifulSoup pass (it gives the images their
+    alternative text beforehand): parsed, its page is exactly nbconvert's; a page the pass would still
+    change (raw HTML without ``alt`` in a markdown cell) is nbconvert's byte for byte."""
+    from bs4 import BeautifulSoup
+    from nbconvert.exporters import HTMLExporter
+
+    from pe_course.feedback import NO_ALT_TEXT, FeedbackExporter
+
+    config = Course(REPO).config()
+    nb = _feedback_notebook()
+    ours, stock = _pages(FeedbackExporter, nb, config), _pages(HTMLExporter, nb, config)
+    assert ours != stock and str(BeautifulSoup(ours, features="html.parser")) == stock
+    assert ours.count(f'alt="{NO_ALT_TEXT}"') == 1 and 'alt="grafik PE"' in ours
+    assert "alt" not in nb.cells[1].outputs[1].get("metadata", {}).get("image/png", {})  # not changed
+    raw = _feedback_notebook('Lihat <img src="gambar.png"> di atas.')
+    assert _pages(FeedbackExporter, raw, config) == _pages(HTMLExporter, raw, config)
+
+
+def test_the_feedback_exporter_compiles_its_templates_once_per_process(monkeypatch):
+    """nbgrader builds a new exporter for every student; the feedback's templates are compiled by the
+    first one only, and the pages are the same."""
+    import jinja2
+    from nbgrader.converters import GenerateFeedback
+
+    config = Course(REPO).config()
+    assert GenerateFeedback(config=config).exporter_class.__name__ == "FeedbackExporter"
+    real_compile = jinja2.Environment.compile
+    compiled = []
+    monkeypatch.setattr(
+        jinja2.Environment, "compile", lambda self, *a, **k: compiled.append(1) or real_compile(self, *a, **k)
+    )
+    pages, nb = [], _feedback_notebook()
+    for _ in range(2):
+        compiled.clear()
+        pages.append(_pages(GenerateFeedback(config=config).exporter_class, nb, config))
+    assert compiled == [], "the second exporter compiled templates again"
+    assert pages[0] == pages[1] and "(Score: 1.5 / 3.0)" in pages[0]
