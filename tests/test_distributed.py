@@ -1,6 +1,8 @@
 """Grading on a real Dask cluster: a `dask scheduler` and two `dask worker` processes started here,
-in directories that do not hold the course, give the same results as local grading; a worker killed
-mid-run has its task graded elsewhere and nothing is merged twice; an unreachable scheduler is one line."""
+in directories that do not hold the course, give the same results as local grading — for a small class
+of every kind of submission and for a class of a hundred, with each student's feedback pages made on
+the workers; a worker killed mid-run has its task graded elsewhere and nothing is merged twice; an
+unreachable scheduler is one line."""
 
 from __future__ import annotations
 
@@ -52,6 +54,22 @@ CLASS = {
         "02_sinusoidal": with_code(reference_nb("02_sinusoidal"), "positional_encoding", WRONG_PE),
     },
     "eko": {"01_embedding": "{ not json", "02_sinusoidal": append_code(reference_nb("02_sinusoidal"), NOSY)},
+}
+WRONG_EMBED = """def embed(ids, tok_table, pos_table):
+    return np.asarray(tok_table, dtype=float)[np.asarray(ids, dtype=int)]"""  # forgets the positions
+
+# A class of a hundred students, one notebook each (the cheapest real submission: every per-student
+# cost is paid — sandbox, kernel, nbgrader's apps, the private gradebook, the feedback pages — over the
+# shortest notebook), of four kinds; each submission carries the timestamp `nbgrader collect` writes,
+# which goes with the feedback pages.
+LARGE_KINDS = {
+    "benar": (40, {"01_embedding": reference_nb("01_embedding")}),
+    "kosong": (25, {"01_embedding": release_nb("01_embedding")}),
+    "salah": (25, {"01_embedding": with_code(reference_nb("01_embedding"), "embed", WRONG_EMBED)}),
+    "rusak": (10, {"01_embedding": "{ not json"}),
+}
+LARGE_CLASS = {
+    f"{kind}{i:02d}": notebooks for kind, (count, notebooks) in LARGE_KINDS.items() for i in range(count)
 }
 VOLATILE = ("seconds", "resources", "isolation")  # timings and resource figures of the run itself
 
@@ -413,3 +431,98 @@ def test_a_student_with_manual_scores_gets_the_feedback_made_here_with_them(clus
         client.close()
     assert again.graded == ["ani"] and again.feedback == ["ani"] and again.feedback_seconds > 0
     assert "Score: 8.5 / 9.0" in " ".join(page.read_text(encoding="utf-8").split())
+
+
+def _submit_large_class(copy: CourseCopy, students) -> None:
+    for student in students:
+        folder = copy.submit(student, LARGE_CLASS[student])
+        (folder / "timestamp.txt").write_text("2026-12-01 08:00:00.000000 UTC")
+
+
+def _first_of_kind(student: str) -> str:
+    """The student graded locally for this one's kind: benar17 -> benar00."""
+    return student.rstrip("0123456789") + "00"
+
+
+def _as_first_of_kind(found: dict[str, object]) -> dict[str, object]:
+    """Per path (student/assignment/...), what was found, with the student's name put as the first
+    student of their kind's wherever it appears (records and pages name the student)."""
+    out = {}
+    for path, value in found.items():
+        student = path.split("/", 1)[0]
+        out[path] = json.loads(json.dumps(value).replace(student, _first_of_kind(student)))
+    return out
+
+
+def _expected_from_firsts(found_locally: dict[str, object], paths) -> dict[str, object]:
+    """What each path of the large class should hold: the local round's for the first of its kind."""
+    out = {p: found_locally[_first_of_kind(p.split("/", 1)[0]) + "/" + p.split("/", 1)[1]] for p in paths}
+    return json.loads(json.dumps(out))  # as _as_first_of_kind gives it (tuples as lists)
+
+
+@pytest.mark.timeout(1800)
+def test_a_class_of_a_hundred_on_two_workers_is_graded_as_locally_with_feedback_on_the_workers(
+    cluster, make_course
+):
+    """A hundred students on the cluster; locally, the first student of each kind (the others of a kind
+    submitted the same notebook, so each must get exactly what the first got, names aside)."""
+    from distributed import get_task_stream
+
+    assert len(LARGE_CLASS) == 100
+    firsts = [f"{kind}00" for kind in LARGE_KINDS]
+    local, remote = make_course("local"), make_course("remote")
+    _submit_large_class(local, firsts)
+    _submit_large_class(remote, LARGE_CLASS)
+    here = grade_round(local.course, jobs=2, feedback=True)
+    assert sorted(here.graded) == sorted(firsts) and not here.failed
+    assert sorted(here.feedback) == sorted(firsts)
+    client = _connect(cluster, 2)
+    events: list[tuple[str, str]] = []
+    try:
+        with get_task_stream(client) as stream:
+            summary = grade_round(
+                remote.course, cluster=client, feedback=True, on_event=lambda k, s, _: events.append((k, s))
+            )
+        names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+    finally:
+        client.close()
+    assert sorted(summary.graded) == sorted(LARGE_CLASS) and not summary.failed, summary.failed
+    # every student's pages were made on a worker with the grades and came back with them: none was
+    # made on this machine (feedback_seconds counts only pages made here, from the course gradebook),
+    # and each "feedback" follows its student's "graded", at the same commit
+    assert sorted(summary.feedback) == sorted(LARGE_CLASS) and not summary.feedback_failed
+    assert summary.feedback_seconds == 0.0
+    for student in LARGE_CLASS:
+        assert events.index(("feedback", student)) == events.index(("graded", student)) + 1
+    graded_on = {
+        str(t["key"]).rsplit("-", 1)[-1]: names.get(t["worker"])
+        for t in stream.data
+        if "pe-grade-" in str(t["key"])
+    }
+    assert sorted(graded_on) == sorted(LARGE_CLASS) and set(graded_on.values()) == {"w1", "w2"}
+    # the gradebook, records, autograded notebooks and pages of every student: as the local round's
+    # for the first of their kind
+    here_scores = local.scores()
+    assert remote.scores() == {
+        (student, nb, cell): here_scores[(_first_of_kind(student), nb, cell)]
+        for (student, nb, cell) in remote.scores()
+    }
+    rows = _grade_rows(remote)
+    assert len(rows) == len(set(rows)) == 100 * _grade_cells(remote)
+    got = _autograded(remote)
+    _same_cells(_as_first_of_kind(got), _expected_from_firsts(_autograded(local), got))
+    pages = _feedback_pages(remote)
+    assert {p.split("/")[0] for p in pages} == set(LARGE_CLASS)
+    assert _as_first_of_kind(pages) == _expected_from_firsts(_feedback_pages(local), pages)
+    # the four kinds were told apart (the comparison is not between empty results)
+    scores = remote.scores()
+    assert scores[("benar07", "01_embedding", "test_embed")] > 0
+    assert scores[("kosong07", "01_embedding", "test_embed")] == 0
+    assert (
+        0
+        < scores[("salah07", "01_embedding", "test_embed")]
+        < scores[("benar07", "01_embedding", "test_embed")]
+    )
+    assert any("unreadable-notebook" in why for why in summary.attention["rusak07"])
+    # the submission's timestamp goes with the pages (nbgrader's release_feedback needs it)
+    assert pages["benar07/positional-encoding/timestamp.txt"] == "2026-12-01 08:00:00.000000 UTC"
