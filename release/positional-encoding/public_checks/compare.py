@@ -210,21 +210,26 @@ def judge(
     return failures
 
 
+def _compared(value: Any, expected: Any, form_shape: bool | None) -> Any:
+    """The value compared with ``expected``: one number in an array is the form clause's concern
+    (when there is one), its value is compared as a number."""
+    if (
+        form_shape is not None
+        and _is_real_scalar(expected)
+        and isinstance(value, np.ndarray)
+        and value.size == 1
+    ):
+        return value.reshape(())
+    return value
+
+
 def _passes(outcome: Outcome, expected: Outcome, rtol: float, atol: float, form_shape: bool | None) -> bool:
     if expected.kind == "raised":
         return outcome.kind == "raised" and outcome.error == expected.error
     if not outcome.ok or (form_shape is not None and form_problem(outcome.value, expected.value, form_shape)):
         return False
-    value = outcome.value
-    if (
-        form_shape is not None
-        and _is_real_scalar(expected.value)
-        and isinstance(value, np.ndarray)
-        and value.size == 1
-    ):
-        value = value.reshape(())
     try:
-        assert_close(value, expected.value, "", rtol, atol)
+        assert_close(_compared(outcome.value, expected.value, form_shape), expected.value, "", rtol, atol)
     except CheckFailed:
         return False
     return True
@@ -234,9 +239,7 @@ def _judge(fn, args, kwargs, outcome, expected, rtol, atol, what, form_shape) ->
     if _passes(outcome, expected, rtol, atol, form_shape):
         return []  # the common case, without writing out the call for a message
     shown = show_call(fn, args, kwargs)
-    if expected.kind == "raised":
-        if outcome.kind == "raised" and outcome.error == expected.error:
-            return []
+    if expected.kind == "raised":  # the right exception passed above
         if outcome.kind == "raised" and outcome.error != "NotImplementedError":
             return [
                 CheckFailed(
@@ -279,16 +282,7 @@ def _judge(fn, args, kwargs, outcome, expected, rtol, atol, what, form_shape) ->
             )
             if form_shape and _shape(outcome.value) != _shape(expected.value):
                 return failures  # the shape is the form clause's promise: values of another shape are not compared
-    value = outcome.value
-    if (
-        form_shape is not None
-        and _is_real_scalar(expected.value)
-        and isinstance(value, np.ndarray)
-        and value.size == 1
-    ):
-        value = value.reshape(
-            ()
-        )  # one number in an array: the form clause's concern, its value compared here
+    value = _compared(outcome.value, expected.value, form_shape)
     try:
         assert_close(value, expected.value, what or f"keluaran `{fn}`", rtol, atol, shown)
     except CheckFailed as exc:
