@@ -248,6 +248,28 @@ def children_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def tree_cpu_seconds(pids: list[int]) -> float:
+    """CPU seconds of these processes and everything under them, running or waited for (a Dask
+    worker's nanny, the worker it starts, their grading work; sandboxes are killed, not waited for:
+    :func:`sandboxed_cpu_seconds` counts them)."""
+    import psutil
+
+    total = 0.0
+    for pid in pids:
+        try:
+            root = psutil.Process(pid)
+            tree = [root, *root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            continue
+        for proc in tree:
+            try:
+                t = proc.cpu_times()
+            except psutil.NoSuchProcess:
+                continue
+            total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
 def sandboxed_cpu_seconds(course: Course) -> float:
     """CPU seconds of our sandboxed runs (notebook runner and kernel, scoring worker), from the
     resource groups' figures in the records: they are killed, not waited for, so
@@ -323,12 +345,10 @@ def ours(course: Course, jobs: int, scheduler: str | None = None) -> dict:
     if graded is None or int(graded.group(3)):
         print(f"  (pe-course grade said:)\n{output[-3000:]}")
     merged = re.search(r"Merged here .*?: ([0-9.]+) s, ([0-9.]+) s per student", output)
-    feedback = re.search(r"Feedback here .*?: ([0-9.]+) s", output)  # after a round on a cluster
     round_s = float(graded.group(4)) if graded else None
     return {
         "seconds": round(seconds, 2),
         "round_seconds": round_s,  # pe-course's own figure: grading with feedback, start-up excluded
-        "grading_seconds": round_s - float(feedback.group(1)) if round_s and feedback else round_s,
         "machine_cpu_s": round(cpu, 1),
         "own_cpu_s": round(own, 1),
         "merge_s_per_student": float(merged.group(2)) if merged else None,
@@ -390,9 +410,21 @@ def compare(name: str, students: list[demo.Student], jobs: int, tmp: Path) -> di
         f"{b['load_before'][0]:.2f}, before ours {o['load_before'][0]:.2f}",
         flush=True,
     )
+    floor = kernel_floor(mine)
+    cores = os.cpu_count() or 1
+    least = floor["kernel_cpu_s"] / min(jobs, cores)
+    print(
+        f"[{name}] floor: the students' kernels alone (plain nbclient, one kernel per student, test cells "
+        f"empty; nothing else): {floor['kernel_cpu_s'] / n:.2f} s CPU per notebook; on {min(jobs, cores)} cores no "
+        f"grader that runs the notebooks can take less than {least:.1f} s: ratio >= {least / b['seconds']:.2f}; "
+        f"ours spends {(o['own_cpu_s'] - floor['kernel_cpu_s']) / len(students):.2f} s CPU per student beyond the "
+        "kernel",
+        flush=True,
+    )
     shutil.rmtree(base.root, ignore_errors=True)
     shutil.rmtree(mine.root, ignore_errors=True)
     return {
+        "floor": {**floor, "least_seconds": round(least, 1), "least_ratio": round(least / b["seconds"], 3)},
         "students": len(students),
         "notebooks": n,
         "stock": {**b, "auto_score": b_got, "auto_max": b_max},
@@ -403,6 +435,81 @@ def compare(name: str, students: list[demo.Student], jobs: int, tmp: Path) -> di
             "ours": round(o["machine_cpu_s"] / n, 3),
         },
         "own_cpu_per_notebook": {"stock": round(b["own_cpu_s"] / n, 3), "ours": round(o["own_cpu_s"] / n, 3)},
+    }
+
+
+# What the student's kernel alone costs: a student's notebooks run one after the other in one plain
+# kernel (namespace reset between them, test cells emptied), as our sandboxed runner runs them, with
+# nothing else (no nbgrader, no sandbox, no graders, no feedback). Both sides must pay at least this
+# per notebook to show the student their own outputs, so ``kernel CPU / cores`` is the least wall time
+# any grader running the notebooks could take on this machine.
+KERNEL_ONLY = """
+import json, resource, sys
+sys.modules["rfc3987_syntax"] = None
+import nbformat
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+sys.path.insert(0, sys.argv[1])
+from pe_course.notebook import is_test_cell
+from pe_course.sandbox.nbexec import RESET
+folder, paths = sys.argv[2], sys.argv[3:]
+km = KernelManager(kernel_name="python3")
+km.start_kernel(cwd=folder, extra_arguments=["--HistoryManager.hist_file=:memory:"])
+kc = km.client()
+kc.start_channels()
+kc.wait_for_ready(timeout=120)
+errors = 0
+for path in paths:
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and is_test_cell(cell):
+            cell.source = ""
+    nb.cells.insert(0, nbformat.v4.new_code_cell(RESET))
+    client = NotebookClient(nb, km=km, timeout=60, allow_errors=True)
+    client.kc = kc
+    client.execute(cleanup_kc=False)
+    errors += sum(o.get("output_type") == "error" for c in nb.cells for o in c.get("outputs", []))
+kc.stop_channels()
+km.shutdown_kernel(now=False)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"kernel_cpu_s": usage.ru_utime + usage.ru_stime, "errors": errors}))
+"""
+
+
+def kernel_floor(course: Course) -> dict:
+    """The students' notebooks in plain kernels (one per student, serial): the kernels' CPU seconds."""
+    release = course.release
+    kernel = client = 0.0
+    errors = 0  # cells that raised (a student's mistake or stub): their kernels' work is counted too
+    started = time.monotonic()
+    for folder in sorted(p for p in course.submitted.glob(f"*/{course.assignment}") if p.is_dir()):
+        with tempfile.TemporaryDirectory(prefix="pe-floor-") as scratch:
+            for data in release.glob("*.npz"):  # the data files the setup cells load
+                shutil.copy(data, scratch)
+            paths = []
+            for nb in sorted(folder.glob("*.ipynb")):
+                shutil.copy(nb, scratch)
+                paths.append(str(Path(scratch) / nb.name))
+            if not paths:
+                continue
+            before = children_cpu_seconds()
+            proc = subprocess.run(
+                [sys.executable, "-c", KERNEL_ONLY, str(REPO / "src"), scratch, *paths],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if proc.returncode != 0:
+                raise SystemExit(f"kernel-only run failed for {folder}:\n{proc.stderr[-2000:]}")
+            result = json.loads(proc.stdout.strip().splitlines()[-1])
+            found, errors = result["kernel_cpu_s"], errors + result["errors"]
+            kernel += found
+            client += children_cpu_seconds() - before - found
+    return {
+        "kernel_cpu_s": round(kernel, 1),
+        "client_cpu_s": round(client, 1),
+        "cells_with_errors": errors,
+        "seconds": round(time.monotonic() - started, 1),
     }
 
 
@@ -482,23 +589,33 @@ def cluster_scaling(name: str, students: list[demo.Student], sizes: list[int], j
         cluster = LocalCluster(tmp / f"cluster{workers}", workers)
         try:
             memory = PeakMemory(cluster.worker_pids)
+            cluster_cpu = tree_cpu_seconds([p.pid for p in cluster.procs])
             o = ours(course, jobs, scheduler=cluster.address)
+            cluster_cpu = tree_cpu_seconds([p.pid for p in cluster.procs]) - cluster_cpu
             memory.stop()
         finally:
             cluster.close()
+        # ours() counted pe-course grade and the sandboxes; the scheduler and workers are not its children
+        o["own_cpu_s"] = round(o["own_cpu_s"] + cluster_cpu, 1)
+        o["cluster_cpu_s"] = round(cluster_cpu, 1)
         got, maximum = auto_scores(course)
         per_worker = max(memory.tree_peak.values()) / 1e6
-        per_student = o["grading_seconds"] * workers / len(students)
+        per_student = o["round_seconds"] * workers / len(students)
         print(
-            f"[{name}] dask, {workers} worker(s): {len(students)} students graded in {o['grading_seconds']:.1f} s "
-            f"({per_student:.2f} worker-seconds per student; {o['seconds']:.1f} s with local feedback); "
+            f"[{name}] dask, {workers} worker(s): {len(students)} students graded with their feedback in "
+            f"{o['round_seconds']:.1f} s ({per_student:.2f} worker-seconds per student; {o['seconds']:.1f} s "
+            "with start-up); "
             f"peak memory per worker (its sandboxes included) {per_worker:.0f} MB; merging {o['merge_s_per_student']} s "
-            f"per student; peak memory of pe-course grade {o['peak_tree_mb']} MB; auto scores {got:g}/{maximum:g}",
+            f"per student; peak memory of pe-course grade {o['peak_tree_mb']} MB; auto scores {got:g}/{maximum:g}; "
+            f"CPU per student: {o['own_cpu_s'] / len(students):.2f} s all of ours (scheduler and workers "
+            f"{o['cluster_cpu_s'] / len(students):.2f} s outside the sandboxes), machine "
+            f"{o['machine_cpu_s'] / len(students):.2f} s",
             flush=True,
         )
         out[workers] = {
             **o,
             "worker_seconds_per_student": round(per_student, 2),
+            "own_cpu_per_student": round(o["own_cpu_s"] / len(students), 3),
             "peak_worker_tree_mb": round(per_worker),
             "auto_score": got,
             "auto_max": maximum,

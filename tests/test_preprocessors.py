@@ -221,3 +221,37 @@ def test_the_line_reader_bounds_time_and_size():
     with pytest.raises(LineClosed):
         LineReader(read, 64).read_line(time.monotonic() + 1)
     os.close(read)
+
+
+def test_the_runner_says_why_it_could_not_write_its_result(tmp_path):
+    """A notebook whose executed copy could not be written (a full disk, a folder the kernel removed)
+    used to come back as "hasil eksekusi tidak ditemukan" with no trace of why: the runner now puts
+    the error in its reply, and the grader reads it as untrusted text (logged, never shown)."""
+    from pe_course.execute import _wait_line
+    from pe_course.sandbox import nbexec
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("reset"), nbformat.v4.new_code_cell("1")])
+    written = tmp_path / "nb1.out.ipynb"
+    assert nbexec._write(nbformat, nb, str(written)) is None
+    assert len(nbformat.read(written, as_version=4).cells) == 1, "the reset cell is not in the result"
+    failed = nbexec._write(nbformat, nb, str(tmp_path / "gone" / "nb2.out.ipynb"))
+    assert failed is not None and failed.startswith("FileNotFoundError")
+
+    read, write = os.pipe()
+    try:
+        os.write(write, b'{"done": "nb2.out.ipynb", "error": "OSError: [Errno 28] No space left"}\n')
+        assert _wait_line(LineReader(read, 1024), 5) == ("line", "OSError: [Errno 28] No space left")
+        os.write(write, b'{"done": "nb3.out.ipynb"}\n["not", "an", "object"]\n')
+        reader = LineReader(read, 1024)
+        assert _wait_line(reader, 5) == ("line", None)
+        assert _wait_line(reader, 5) == ("line", None), "a planted line is not an error message"
+        os.write(write, b'{"done": 1, "error": "' + b"x" * 900 + b'"}\n')
+        assert _wait_line(LineReader(read, 4096), 5) == ("line", "x" * 500)
+        assert _wait_line(LineReader(read, 1024), 0.1) == ("timeout", None)
+        os.close(write)
+        write = -1
+        assert _wait_line(LineReader(read, 1024), 5) == ("closed", None)
+    finally:
+        os.close(read)
+        if write >= 0:
+            os.close(write)

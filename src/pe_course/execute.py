@@ -13,6 +13,7 @@ import atexit
 import contextlib
 import copy
 import json
+import logging
 import shutil
 import subprocess
 import sys
@@ -36,6 +37,7 @@ from .sanitize import add_note
 PENDING = "Sel tes ini belum dinilai oleh grader tersembunyi."
 SAFE_MIME = ("text/plain", "image/png", "image/jpeg")
 MAX_RESULT_BYTES = 64 * 1024 * 1024
+log = logging.getLogger(__name__)
 DEFAULT = Limits()  # the one place the limits' defaults are written (sandbox/isolation.py)
 
 
@@ -89,6 +91,7 @@ class _Runner:
         self.sandbox, self.key, self.count = sandbox, key, 0
         self.usage: Usage | None = None  # the resource group's figures for the last notebook run
         self.leftover = False  # the last notebook left processes running: this runner is not reused
+        self.reply_error: str | None = None  # why the runner could not write the last result, as it says
         self._scratch_cm = sandbox.scratch()
         self.scratch = self._scratch_cm.__enter__()
         try:
@@ -137,13 +140,14 @@ class _Runner:
             "total": max(5, int(total) - 5),
         }
         problem = None
-        assert self.proc.proc.stdin is not None  # a pipe
+        assert self.proc.proc.stdin is not None and self.proc.proc.stdout is not None  # pipes
         try:
             self.proc.proc.stdin.write((json.dumps(request) + "\n").encode())
             self.proc.proc.stdin.flush()
-            answered = _wait_line(self.proc.proc.stdout, total)
+            reader = LineReader(self.proc.proc.stdout.fileno(), 65536)
+            answered, self.reply_error = _wait_line(reader, total)
         except (BrokenPipeError, OSError):
-            answered = "closed"
+            answered, self.reply_error = "closed", None
         self.usage = group.usage() if group is not None else None
         if self.usage is not None and group is not None and strays(group.pids(), self.proc.proc.pid):
             # processes the notebook started are still running: they must not reach the next notebook
@@ -161,6 +165,8 @@ class _Runner:
         executed = None
         if data is None:
             problem = problem or "hasil eksekusi tidak ditemukan"
+            if self.reply_error:  # what the runner said (untrusted: shown only in the grader's log)
+                log.warning("The notebook runner could not write its result: %r", self.reply_error)
         else:
             try:
                 executed = nbformat.reads(data.decode("utf-8"), as_version=4)
@@ -177,15 +183,20 @@ class _Runner:
         return executed, problem
 
 
-def _wait_line(stream, timeout: float) -> str:
-    """Wait for the runner's one-line reply: "line", "timeout" or "closed"."""
+def _wait_line(reader: LineReader, timeout: float) -> tuple[str, str | None]:
+    """Wait for the runner's one-line reply: ("line", the error it reports or None), ("timeout", None)
+    or ("closed", None). The line is untrusted (the student's kernel shares the runner's sandbox)."""
     try:
-        LineReader(stream.fileno(), 65536).read_line(time.monotonic() + timeout)
+        line = reader.read_line(time.monotonic() + timeout)
     except LineTimeout:
-        return "timeout"
+        return "timeout", None
     except (LineClosed, LineTooLong):
-        return "closed"
-    return "line"
+        return "closed", None
+    try:
+        error = json.loads(line).get("error")
+    except (ValueError, AttributeError):
+        error = None
+    return "line", error[:500] if isinstance(error, str) else None
 
 
 _RUNNER: _Runner | None = None

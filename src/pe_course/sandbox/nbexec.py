@@ -108,11 +108,14 @@ def main() -> int:
             km = kc = None  # the next notebook gets a fresh kernel
         finally:
             signal.alarm(0)
-        _write(nbformat, nb, target)
+        answer = {"done": target}
+        failed = _write(nbformat, nb, target)
+        if failed:
+            answer["error"] = failed  # the grader logs it beside "hasil eksekusi tidak ditemukan"
         if finished:
             with contextlib.suppress(OSError):
                 os.remove(marker)
-        reply.write(json.dumps({"done": target}) + "\n")
+        reply.write(json.dumps(answer) + "\n")
     if km is not None:
         shutdown(km)
     return 0
@@ -141,10 +144,11 @@ def _after_cell(
         saved[0] = time.monotonic()
 
 
-def _write(nbformat, nb, target: str) -> None:
+def _write(nbformat, nb, target: str) -> str | None:
     """Write the executed notebook without the reset cell, atomically; never fail the runner.
 
-    The student's kernel shares this directory and may have put anything at these names.
+    The student's kernel shares this directory and may have put anything at these names. Returns
+    why the write failed (e.g. the disk full), or None.
     """
     import tempfile
 
@@ -155,9 +159,11 @@ def _write(nbformat, nb, target: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             nbformat.write(out, f)
         os.replace(tmp, target)
-    except OSError:
+    except OSError as exc:
         with contextlib.suppress(OSError, UnboundLocalError):
             os.unlink(tmp)
+        return f"{type(exc).__name__}: {exc}"[:500]
+    return None
 
 
 if __name__ == "__main__":
