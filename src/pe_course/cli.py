@@ -111,7 +111,9 @@ def cmd_grade(args) -> int:
     from .intake import tidy_submissions
     from .round_output import cluster_ready, print_cluster_figures, print_round, run_grading
 
-    for message in tidy_submissions(course.submitted, course.assignment, course.notebooks):
+    for message in tidy_submissions(
+        course.submitted, course.assignment, course.notebooks, course.other_notebooks
+    ):
         console.print(f"Intake: {message}")
     if not submitted_students(course):
         console.print(
