@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 from rich.markup import escape
@@ -75,8 +76,11 @@ def cmd_build(args) -> int:
     assert line is not None  # the project's own code may run without bubblewrap
     console.print(line)
     sandbox = Sandbox(unisolated=True)  # bubblewrap when it works (the line above says which)
-    with console.status("Self-validating the graders (reference, stubs, misconceptions)…"):
-        report = run_selfcheck(course, sandbox)
+    with (
+        tempfile.TemporaryDirectory(prefix="pe-course-build-") as scratch,
+        console.status("Self-validating the graders (reference, stubs, misconceptions)…"),
+    ):
+        report = run_selfcheck(course, sandbox, _stubs(course, Path(scratch)))
     table = Table("check", "subject", "result", title="Graders' self-validation")
     for row in report.rows:
         table.add_row(*row)
@@ -91,6 +95,16 @@ def cmd_build(args) -> int:
         return 1
     console.print(f"[green]Self-validation passed[/]; released to {path.relative_to(course.root)}")
     return 0
+
+
+def _stubs(course: Course, scratch: Path) -> Path:
+    """Where the stubs to self-validate are: ``release/<assignment>/`` when it has every notebook of
+    ``source/``, else a fresh generation in ``scratch`` (a new assignment or notebook has none yet)."""
+    from .release import generate_release
+
+    if all((course.release / f"{name}.ipynb").is_file() for name in course.notebooks):
+        return course.release
+    return generate_release(course, scratch)
 
 
 def _opted_in(course: Course) -> bool:
@@ -142,7 +156,6 @@ def cmd_grade(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    import tempfile
     import time
 
     from . import demo
