@@ -13,7 +13,7 @@ import pytest
 from conftest import FUNCTIONS, NOTEBOOKS, REPO, reference_nb, requires_bwrap
 
 from pe_course.cli import main
-from pe_course.course import Course, UnknownAssignment, assignments
+from pe_course.course import Course, UnknownAssignment, assignments, graders_path
 
 
 def _course_of(root, folders: dict[str, list[str]]):
@@ -75,14 +75,15 @@ def test_the_demo_names_the_graded_functions_the_graders_declare():
     assert Course(REPO, demo.ASSIGNMENT).notebooks == NOTEBOOKS
 
 
-def _moved_graders(tmp_path):
-    """A copy of the course whose graders sit at hidden/<assignment>/ (c.ScoreWithGraders.graders_dir)."""
+def _moved_graders(tmp_path, graders_dir: str = "hidden/{assignment}"):
+    """A copy of the course whose graders sit at ``graders_dir`` (c.ScoreWithGraders.graders_dir)."""
     root = tmp_path / "course"
     ignore = shutil.ignore_patterns("__pycache__", ".hypothesis")
     shutil.copytree(REPO / "source", root / "source", ignore=ignore)
-    shutil.copytree(Course(REPO).graders, root / "hidden" / "positional-encoding", ignore=ignore)
+    graders = graders_path(root, graders_dir, Course(REPO).assignment)
+    shutil.copytree(Course(REPO).graders, graders, ignore=ignore)
     config = (REPO / "nbgrader_config.py").read_text(encoding="utf-8")
-    config += '\nc.ScoreWithGraders.graders_dir = "hidden/{assignment}"\n'
+    config += f"\nc.ScoreWithGraders.graders_dir = {graders_dir!r}\n"
     (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
     return Course(root)
 
@@ -104,6 +105,22 @@ def test_every_reader_of_the_graders_asks_the_one_trait_autograde_reads(tmp_path
         names = bundle.getnames()
     assert "hidden/positional-encoding/checks_embedding.py" in names
     assert not [n for n in names if n.startswith("graders/")]
+
+
+def test_graders_outside_the_course_travel_in_the_bundle_where_its_config_points(tmp_path):
+    """An absolute graders_dir names a folder a Dask worker does not have: the bundle carries the graders
+    as graders/<assignment>/ and its nbgrader_config.py says so, so the worker grades with them."""
+    from pe_course.runners.bundle import course_bundle, untar
+    from pe_course.score import load_suite
+
+    course = _moved_graders(tmp_path, str(tmp_path / "elsewhere" / "{assignment}"))
+    assert course.graders == tmp_path / "elsewhere" / course.assignment
+    (tmp_path / "template.db").write_bytes(b"")
+    worker = tmp_path / "worker"
+    untar(course_bundle(course, tmp_path / "template.db"), worker)
+    there = Course(worker, course.assignment)
+    assert there.graders == worker / "graders" / course.assignment
+    assert load_suite(there.graders).checks.keys() == load_suite(course.graders).checks.keys()
 
 
 @requires_bwrap
