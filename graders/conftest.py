@@ -3,6 +3,8 @@
 ``pytest graders`` grades the reference solutions (source notebooks with the solution markers
 removed) and must pass 100%. ``pytest graders --submission PATH`` grades a submitted notebook or a
 student's assignment folder: one test per check, named ``<notebook>::test_<function>::<check>``.
+``--assignment NAME`` says whose graders (``graders/<assignment>/``, ``c.ScoreWithGraders.graders_dir``)
+and notebooks; without it, the course's only assignment (a usage error naming them when it has several).
 Student code runs in the sandbox. Without working bubblewrap, grading a ``--submission`` is refused
 (one line, before anything runs) unless ``--unisolated`` says it is trusted code; the reference
 solutions are the project's own code and run either way (the header says how). ``--no-bwrap`` forces
@@ -16,6 +18,12 @@ from pathlib import Path
 
 def pytest_addoption(parser):
     group = parser.getgroup("pe-course graders")
+    group.addoption(
+        "--assignment",
+        default=None,
+        metavar="NAME",
+        help="the assignment whose graders run (a folder of source/); default: the course's only one",
+    )
     group.addoption(
         "--submission",
         action="append",
@@ -44,6 +52,20 @@ def unisolated(config) -> bool:
     )
 
 
+def course_of(config):
+    """The assignment of this run (``--assignment``, else the course's only one) as a
+    :class:`pe_course.course.Course`; an unknown or missing name is a one-line usage error."""
+    import pytest
+
+    from pe_course.course import Course, UnknownAssignment, assignment_of
+
+    root = Path(__file__).resolve().parents[1]
+    try:
+        return Course(root, assignment_of(root, config.getoption("--assignment")))
+    except UnknownAssignment as exc:
+        raise pytest.UsageError(f"{exc} (pytest graders --assignment NAME)") from None
+
+
 def submission_notebooks(config) -> list[tuple[str, Path | None]]:
     """(notebook id, path) pairs; path None means the reference solution of that notebook.
 
@@ -55,8 +77,8 @@ def submission_notebooks(config) -> list[tuple[str, Path | None]]:
     from pe_course.intake import canonical_notebook
 
     paths = [Path(p) for p in config.getoption("--submission")]
-    source = Path(__file__).resolve().parents[1] / "source" / "positional-encoding"
-    notebooks = tuple(p.stem for p in sorted(source.glob("*.ipynb")))
+    course = course_of(config)
+    notebooks = course.notebooks
     if not paths:
         return [(name, None) for name in notebooks]
     found = []
@@ -64,7 +86,7 @@ def submission_notebooks(config) -> list[tuple[str, Path | None]]:
         if not path.exists():
             raise pytest.UsageError(f"--submission {path}: no such file or folder")
         files = sorted(path.glob("*.ipynb")) if path.is_dir() else [path]
-        gradable = [(canonical_notebook(p.name, notebooks), p) for p in files]
+        gradable = [(canonical_notebook(p.name, notebooks, course.other_notebooks), p) for p in files]
         for name, p in gradable:
             if name is None:
                 raise pytest.UsageError(
@@ -81,7 +103,7 @@ def pytest_configure(config):
 
     from pe_course.sandbox import policy
 
-    submission_notebooks(config)  # a path that cannot be graded is a usage error before anything runs
+    submission_notebooks(config)  # an assignment or a path that cannot be graded: a usage error first
     try:
         policy.check(unisolated=unisolated(config))
     except policy.IsolationUnavailable as exc:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import nbformat
 import pytest
 
@@ -14,20 +12,17 @@ from pe_course.sandbox import Sandbox
 from pe_course.score import grade_notebook, load_suite
 from pe_course.selfcheck import reference_submission
 
-from .conftest import submission_notebooks, unisolated
+from .conftest import course_of, submission_notebooks, unisolated
 
 pytestmark = pytest.mark.slow  # every check runs the graders against a sandboxed worker
 
-# The front end of positional-encoding's graders (graders/<assignment>/, c.ScoreWithGraders.graders_dir).
-GRADERS = Path(__file__).resolve().parent / "positional-encoding"
-SOURCE = GRADERS.parents[1] / "source" / "positional-encoding"
 _RESULTS: dict[tuple[str, str], GradingRecord] = {}
 
 
 def pytest_generate_tests(metafunc):
     if "check_id" not in metafunc.fixturenames:
         return
-    suite = load_suite(GRADERS)
+    suite = load_suite(course_of(metafunc.config).graders)
     params = []
     for notebook, path in submission_notebooks(metafunc.config):
         for fn in suite.functions_for(notebook) or suite.notebooks.get(notebook, []):
@@ -47,12 +42,14 @@ def pytest_generate_tests(metafunc):
 def _graded(notebook: str, path: str, config) -> GradingRecord:
     key = (notebook, path)
     if key not in _RESULTS:
-        nb = nbformat.read(path, as_version=4) if path else reference_submission(SOURCE / f"{notebook}.ipynb")
+        course = course_of(config)  # the assignment's graders (c.ScoreWithGraders.graders_dir) and source
+        source = course.source
+        nb = nbformat.read(path, as_version=4) if path else reference_submission(source / f"{notebook}.ipynb")
         no_bwrap = config.getoption("--no-bwrap")
         sandbox = Sandbox(use_bwrap=False) if no_bwrap else Sandbox(unisolated=unisolated(config))
-        files = data_files(SOURCE)  # the data beside the notebooks (pe_tables.npz), as in a real round
+        files = data_files(source)  # the data beside the notebooks (pe_tables.npz), as in a real round
         _RESULTS[key] = grade_notebook(
-            nb, notebook, load_suite(GRADERS), load_reference(SOURCE), sandbox, files=files
+            nb, notebook, load_suite(course.graders), load_reference(source), sandbox, files=files
         )
     return _RESULTS[key]
 
