@@ -88,6 +88,7 @@ SLOW_FIXTURES = {
     "grade",
     "hostile_course",
     "autograded",
+    "cluster",
 }
 
 
@@ -162,13 +163,15 @@ def notes_of(record: dict) -> list[str]:
 class CourseCopy:
     """A scratch course directory: source/, release/, graders/, config and a fresh gradebook."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, assignment: str = "positional-encoding") -> None:
         self.root = root
-        self.course = Course(root)
+        self.course = Course(root, assignment)
 
-    def submit(self, student: str, notebooks: dict[str, object]) -> Path:
+    def submit(
+        self, student: str, notebooks: dict[str, object], assignment: str = "positional-encoding"
+    ) -> Path:
         """Put notebooks (name -> NotebookNode, or bytes/str for raw file content) into submitted/."""
-        folder = self.root / "submitted" / student / "positional-encoding"
+        folder = self.root / "submitted" / student / assignment
         folder.mkdir(parents=True, exist_ok=True)
         for name, nb in notebooks.items():
             path = folder / f"{name}.ipynb"
@@ -195,17 +198,17 @@ class CourseCopy:
             raise AssertionError(f"nbgrader {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
         return proc
 
-    def record(self, student: str, notebook: str) -> dict:
+    def record(self, student: str, notebook: str, assignment: str = "positional-encoding") -> dict:
         import json
 
-        path = self.root / "autograded" / student / "positional-encoding" / f"{notebook}.grading.json"
+        path = self.root / "autograded" / student / assignment / f"{notebook}.grading.json"
         return json.loads(path.read_text(encoding="utf-8"))
 
-    def scores(self) -> dict[tuple[str, str, str], float]:
+    def scores(self, assignment: str = "positional-encoding") -> dict[tuple[str, str, str], float]:
         """(student, notebook, grade_id) -> score, read from the gradebook with nbgrader's API."""
         out = {}
         with self.course.gradebook() as gb:
-            for sub in gb.find_assignment("positional-encoding").submissions:
+            for sub in gb.find_assignment(assignment).submissions:
                 for nb in sub.notebooks:
                     for grade in nb.grades:
                         out[(sub.student.id, nb.name, grade.name)] = grade.score
@@ -239,3 +242,20 @@ def make_course(_course_template, tmp_path) -> Callable[[str], CourseCopy]:
         return CourseCopy(root)
 
     return make
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """A scheduler and two workers (w1, w2) as separate processes (``local_cluster.LocalCluster``)."""
+    pytest.importorskip("distributed")
+    from local_cluster import LocalCluster
+
+    from pe_course.sandbox import groups
+
+    started = LocalCluster(tmp_path / "cluster")
+    started.add_workers("w1", "w2")
+    try:
+        yield started
+    finally:
+        started.close()
+        groups.sweep_stale()  # groups of a killed worker's sandboxes (removed once they are stale)
