@@ -76,6 +76,7 @@ SLOW_MODULES = {
     "test_self_validation",
     "test_distributed",
     "test_isolation_policy",
+    "test_second_assignment",
 }
 SLOW_FIXTURES = {
     "course_copy",
