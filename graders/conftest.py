@@ -4,7 +4,9 @@
 removed) and must pass 100%. ``pytest graders --submission PATH`` grades a submitted notebook or a
 student's assignment folder: one test per check, named ``<notebook>::test_<function>::<check>``.
 ``--assignment NAME`` says whose graders (``graders/<assignment>/``, ``c.ScoreWithGraders.graders_dir``)
-and notebooks; without it, the course's only assignment (a usage error naming them when it has several).
+and notebooks; without it, the reference solutions of every assignment of the course (tests named
+``<assignment>/<notebook>::…`` when there are several), and a ``--submission`` of the course's only
+assignment (a usage error naming them when it has several).
 Student code runs in the sandbox. Without working bubblewrap, grading a ``--submission`` is refused
 (one line, before anything runs) unless ``--unisolated`` says it is trusted code; the reference
 solutions are the project's own code and run either way (the header says how). ``--no-bwrap`` forces
@@ -22,7 +24,8 @@ def pytest_addoption(parser):
         "--assignment",
         default=None,
         metavar="NAME",
-        help="the assignment whose graders run (a folder of source/); default: the course's only one",
+        help="the assignment whose graders run (a folder of source/); default: every assignment's "
+        "reference solutions, or the only assignment's --submission",
     )
     group.addoption(
         "--submission",
@@ -52,22 +55,26 @@ def unisolated(config) -> bool:
     )
 
 
-def course_of(config):
-    """The assignment of this run (``--assignment``, else the course's only one) as a
-    :class:`pe_course.course.Course`; an unknown or missing name is a one-line usage error."""
+def courses_of(config) -> list:
+    """The assignments of this run, as :class:`pe_course.course.Course`: ``--assignment``; without it
+    every assignment for the reference solutions, and the course's only one for a ``--submission``.
+    An unknown or missing name is a one-line usage error."""
     import pytest
 
-    from pe_course.course import Course, UnknownAssignment, assignment_of
+    from pe_course.course import Course, UnknownAssignment, assignment_of, assignments
 
     root = Path(__file__).resolve().parents[1]
+    name = config.getoption("--assignment")
     try:
-        return Course(root, assignment_of(root, config.getoption("--assignment")))
+        if name or config.getoption("--submission"):
+            return [Course(root, assignment_of(root, name))]
+        return [Course(root, a) for a in assignments(root)] or [Course(root, assignment_of(root))]
     except UnknownAssignment as exc:
         raise pytest.UsageError(f"{exc} (pytest graders --assignment NAME)") from None
 
 
-def submission_notebooks(config) -> list[tuple[str, Path | None]]:
-    """(notebook id, path) pairs; path None means the reference solution of that notebook.
+def submission_notebooks(config) -> list[tuple[object, str, Path | None]]:
+    """(course, notebook id, path) triples; path None means the reference solution of that notebook.
 
     A renamed notebook (``01_embedding (1).ipynb``) is graded as the notebook it stands for; a path
     that does not exist, or holds nothing gradable, is a usage error (never "1 skipped").
@@ -77,10 +84,11 @@ def submission_notebooks(config) -> list[tuple[str, Path | None]]:
     from pe_course.intake import canonical_notebook
 
     paths = [Path(p) for p in config.getoption("--submission")]
-    course = course_of(config)
-    notebooks = course.notebooks
+    courses = courses_of(config)
     if not paths:
-        return [(name, None) for name in notebooks]
+        return [(course, name, None) for course in courses for name in course.notebooks]
+    (course,) = courses
+    notebooks = course.notebooks
     found = []
     for path in paths:
         if not path.exists():
@@ -94,7 +102,7 @@ def submission_notebooks(config) -> list[tuple[str, Path | None]]:
                 )
         if not gradable:
             raise pytest.UsageError(f"--submission {path}: no notebooks in this folder")
-        found += gradable
+        found += [(course, name, p) for name, p in gradable]
     return found
 
 
