@@ -69,7 +69,7 @@ def _assignment_ready(course: Course) -> bool:
 
 def cmd_build(args) -> int:
     from .sandbox import Sandbox
-    from .selfcheck import run_selfcheck
+    from .selfcheck import released_stubs, run_selfcheck
 
     course = _course(args)
     line = isolation_line(False, trusted="reference solutions, stubs and misconceptions")
@@ -80,7 +80,7 @@ def cmd_build(args) -> int:
         tempfile.TemporaryDirectory(prefix="pe-course-build-") as scratch,
         console.status("Self-validating the graders (reference, stubs, misconceptions)…"),
     ):
-        report = run_selfcheck(course, sandbox, _stubs(course, Path(scratch)))
+        report = run_selfcheck(course, sandbox, released_stubs(course, Path(scratch)))
     table = Table("check", "subject", "result", title="Graders' self-validation")
     for row in report.rows:
         table.add_row(*row)
@@ -95,16 +95,6 @@ def cmd_build(args) -> int:
         return 1
     console.print(f"[green]Self-validation passed[/]; released to {path.relative_to(course.root)}")
     return 0
-
-
-def _stubs(course: Course, scratch: Path) -> Path:
-    """Where the stubs to self-validate are: ``release/<assignment>/`` when it has every notebook of
-    ``source/``, else a fresh generation in ``scratch`` (a new assignment or notebook has none yet)."""
-    from .release import generate_release
-
-    if all((course.release / f"{name}.ipynb").is_file() for name in course.notebooks):
-        return course.release
-    return generate_release(course, scratch)
 
 
 def _opted_in(course: Course) -> bool:
