@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 from pe_course.catalogue import total_points
-from pe_course.course import Course
+from pe_course.course import Course, assignments
 from pe_course.notebook import load_reference
 from pe_course.record import Note
 from pe_course.sandbox import bwrap_path
@@ -26,14 +26,16 @@ from pe_course.selfcheck import reference_submission
 
 REPO = Path(__file__).resolve().parents[1]
 
-# What the course's one assignment holds, found as the package finds it: its notebooks from
-# source/<assignment>/, its graded functions from its graders (in notebook order).
-NOTEBOOKS = Course(REPO).notebooks
-# The graders of the course's one assignment (graders/<assignment>/).
-GRADERS = Course(REPO).graders
+# The assignment these tests are about, named: the course may hold others (source/<assignment>/).
+ASSIGNMENT = "positional-encoding"
+COURSE = Course(REPO, ASSIGNMENT)
+# What it holds, found as the package finds it: its notebooks from source/<assignment>/, its graded
+# functions from its graders (graders/<assignment>/, in notebook order).
+NOTEBOOKS = COURSE.notebooks
+GRADERS = COURSE.graders
 FUNCTIONS = tuple(fn for nb in NOTEBOOKS for fn in load_suite(GRADERS).notebooks.get(nb, []))
 # Its maximum score, as the catalogue reads it from the notebooks' nbgrader metadata (the README's table).
-TOTAL_POINTS = total_points(Course(REPO).source)
+TOTAL_POINTS = total_points(COURSE.source)
 
 requires_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap (bwrap) is not installed")
 
@@ -102,7 +104,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def repo_course() -> Course:
-    return Course(REPO)
+    return COURSE
 
 
 @pytest.fixture(scope="session")
@@ -140,6 +142,22 @@ def append_code(nb, code: str):
     nb = nbformat.from_dict(nb)
     nb.cells.append(nbformat.v4.new_code_cell(code))
     return nb
+
+
+def pe_course(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """``pe-course ARGS`` run in ``root`` as an instructor runs it (no traceback allowed)."""
+    exe = Path(sys.executable).with_name("pe-course")
+    proc = subprocess.run(
+        [str(exe), *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=540,
+        check=False,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    return proc
 
 
 def beside_the_notebooks(folder: Path, dest: Path) -> None:
@@ -220,8 +238,10 @@ class CourseCopy:
 def _course_template(tmp_path_factory) -> Path:
     """One course copy with the assignment generated (and so in its gradebook), copied per test."""
     root = tmp_path_factory.mktemp("course-template")
+    others = [a for a in assignments(REPO) if a != ASSIGNMENT]  # a course of this one assignment
     for name in ("source", "graders"):
-        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
+        ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", *others)
+        shutil.copytree(REPO / name, root / name, ignore=ignore)
     shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
     copy = CourseCopy(root)
     copy.nbgrader("generate_assignment", "positional-encoding", "--force", check=True)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import html
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -25,7 +24,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
-from conftest import CourseCopy, reference_nb, requires_bwrap, with_code
+from conftest import CourseCopy, pe_course, reference_nb, requires_bwrap, with_code
 from lms_fixtures import CLASS, canvas_gradebook
 
 from pe_course.catalogue import graded_cells
@@ -78,21 +77,6 @@ def _canvas_download(path: Path) -> Path:
         for i, (s, name, nb) in enumerate(uploads)
     }
     return lms_zip(path, files, streamed=True, when=(2026, 12, 2, 8, 0, 0))
-
-
-def pe_course(root: Path, *args: str) -> subprocess.CompletedProcess:
-    exe = Path(sys.executable).with_name("pe-course")
-    proc = subprocess.run(
-        [str(exe), *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=540,
-        check=False,
-        env={**os.environ, "COLUMNS": "200"},
-    )
-    assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
-    return proc
 
 
 def _pages(root: Path, assignment: str) -> dict[str, str]:
@@ -286,14 +270,29 @@ def test_the_toy_is_graded_on_a_dask_cluster_as_locally(course, cluster):
 
 
 def test_pytest_graders_takes_the_assignment(course):
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "graders"]
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "graders"]
     kw = {"cwd": course.root, "capture_output": True, "text": True, "timeout": 300, "check": False}
-    unnamed = subprocess.run(argv, **kw)
+    checks = {
+        assignment: sum(len(c) for c in load_suite(Course(course.root, assignment).graders).checks.values())
+        for assignment in (PE, TOY)
+    }
+    toy = subprocess.run([*argv, "--assignment", TOY], **kw)
+    assert toy.returncode == 0 and f"{checks[TOY]} passed" in toy.stdout, toy.stdout[-3000:] + toy.stderr
+    both = subprocess.run([*argv, "-v"], **kw)  # every assignment's reference solutions, by name
+    assert both.returncode == 0 and f"{sum(checks.values())} passed" in both.stdout, both.stdout[-3000:]
+    assert f"[{TOY}/{NOTEBOOK}::test_self_attention::bobot-berjumlah-satu] PASSED" in both.stdout
+    assert f"[{PE}/04_similarity::test_self_attention::ekuivarian-permutasi] PASSED" in both.stdout
+    assert "[01_attention::" not in both.stdout, "two assignments: every test names its assignment"
+    submission = course.root / "submitted" / CAGLA.npm / TOY / f"{NOTEBOOK}.ipynb"
+    unnamed = subprocess.run([*argv, "--submission", str(submission)], **kw)
     assert unnamed.returncode == 4, unnamed.stdout + unnamed.stderr
     assert f"Name the assignment: this course has '{PE}', '{TOY}'" in unnamed.stderr
-    toy = subprocess.run([*argv, "--assignment", TOY], **kw)
-    checks = sum(len(c) for c in load_suite(course.toy.graders).checks.values())
-    assert toy.returncode == 0 and f"{checks} passed" in toy.stdout, toy.stdout[-3000:] + toy.stderr[-2000:]
+    named = subprocess.run([*argv, "-v", "--assignment", TOY, "--submission", str(submission)], **kw)
+    failed = re.findall(r"\[(\S+)\] FAILED", named.stdout)  # Çağla's int inputs: her case and the int check
+    assert named.returncode == 1 and failed == [
+        f"{NOTEBOOK}::test_self_attention::kasus",
+        f"{NOTEBOOK}::test_self_attention::bilangan-bulat",
+    ], named.stdout[-3000:]
 
 
 def test_each_assignment_has_its_feedback_zips_and_report_in_the_same_course(course):
