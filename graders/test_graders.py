@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import nbformat
 import pytest
 
@@ -18,47 +16,49 @@ from .conftest import submission_notebooks, unisolated
 
 pytestmark = pytest.mark.slow  # every check runs the graders against a sandboxed worker
 
-# The front end of positional-encoding's graders (graders/<assignment>/, c.ScoreWithGraders.graders_dir).
-GRADERS = Path(__file__).resolve().parent / "positional-encoding"
-SOURCE = GRADERS.parents[1] / "source" / "positional-encoding"
-_RESULTS: dict[tuple[str, str], GradingRecord] = {}
+_RESULTS: dict[tuple[str, str, str], GradingRecord] = {}
 
 
 def pytest_generate_tests(metafunc):
     if "check_id" not in metafunc.fixturenames:
         return
-    suite = load_suite(GRADERS)
+    found = submission_notebooks(metafunc.config)
+    several = len({course.assignment for course, _, _ in found}) > 1
     params = []
-    for notebook, path in submission_notebooks(metafunc.config):
+    for course, notebook, path in found:
+        suite = load_suite(course.graders)  # the assignment's own (c.ScoreWithGraders.graders_dir)
+        where = f"{course.assignment}/{notebook}" if several else notebook
         for fn in suite.functions_for(notebook) or suite.notebooks.get(notebook, []):
             for chk in suite.checks[fn]:
                 params.append(
                     pytest.param(
+                        course,
                         notebook,
                         str(path or ""),
                         chk.cell,
                         chk.name,
-                        id=f"{notebook}::{chk.cell}::{chk.name}",
+                        id=f"{where}::{chk.cell}::{chk.name}",
                     )
                 )
-    metafunc.parametrize(("notebook", "path", "cell_id", "check_id"), params)
+    metafunc.parametrize(("course", "notebook", "path", "cell_id", "check_id"), params)
 
 
-def _graded(notebook: str, path: str, config) -> GradingRecord:
-    key = (notebook, path)
+def _graded(course, notebook: str, path: str, config) -> GradingRecord:
+    key = (course.assignment, notebook, path)
     if key not in _RESULTS:
-        nb = nbformat.read(path, as_version=4) if path else reference_submission(SOURCE / f"{notebook}.ipynb")
+        source = course.source
+        nb = nbformat.read(path, as_version=4) if path else reference_submission(source / f"{notebook}.ipynb")
         no_bwrap = config.getoption("--no-bwrap")
         sandbox = Sandbox(use_bwrap=False) if no_bwrap else Sandbox(unisolated=unisolated(config))
-        files = data_files(SOURCE)  # the data beside the notebooks (pe_tables.npz), as in a real round
+        files = data_files(source)  # the data beside the notebooks (pe_tables.npz), as in a real round
         _RESULTS[key] = grade_notebook(
-            nb, notebook, load_suite(GRADERS), load_reference(SOURCE), sandbox, files=files
+            nb, notebook, load_suite(course.graders), load_reference(source), sandbox, files=files
         )
     return _RESULTS[key]
 
 
-def test_check(request, notebook, path, cell_id, check_id):
-    result = _graded(notebook, path, request.config)
+def test_check(request, course, notebook, path, cell_id, check_id):
+    result = _graded(course, notebook, path, request.config)
     cell = result.cell(cell_id)
     assert cell is not None, f"{cell_id} was not graded"
     outcome = next(c for c in cell.checks if c.name == check_id)

@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 from pe_course.catalogue import total_points
-from pe_course.course import Course
+from pe_course.course import Course, assignments
 from pe_course.notebook import load_reference
 from pe_course.record import Note
 from pe_course.sandbox import bwrap_path
@@ -26,14 +26,16 @@ from pe_course.selfcheck import reference_submission
 
 REPO = Path(__file__).resolve().parents[1]
 
-# What the course's one assignment holds, found as the package finds it: its notebooks from
-# source/<assignment>/, its graded functions from its graders (in notebook order).
-NOTEBOOKS = Course(REPO).notebooks
-# The graders of the course's one assignment (graders/<assignment>/).
-GRADERS = Course(REPO).graders
+# The assignment these tests are about, named: the course may hold others (source/<assignment>/).
+ASSIGNMENT = "positional-encoding"
+COURSE = Course(REPO, ASSIGNMENT)
+# What it holds, found as the package finds it: its notebooks from source/<assignment>/, its graded
+# functions from its graders (graders/<assignment>/, in notebook order).
+NOTEBOOKS = COURSE.notebooks
+GRADERS = COURSE.graders
 FUNCTIONS = tuple(fn for nb in NOTEBOOKS for fn in load_suite(GRADERS).notebooks.get(nb, []))
 # Its maximum score, as the catalogue reads it from the notebooks' nbgrader metadata (the README's table).
-TOTAL_POINTS = total_points(Course(REPO).source)
+TOTAL_POINTS = total_points(COURSE.source)
 
 requires_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap (bwrap) is not installed")
 
@@ -76,6 +78,7 @@ SLOW_MODULES = {
     "test_self_validation",
     "test_distributed",
     "test_isolation_policy",
+    "test_second_assignment",
 }
 SLOW_FIXTURES = {
     "course_copy",
@@ -88,6 +91,7 @@ SLOW_FIXTURES = {
     "grade",
     "hostile_course",
     "autograded",
+    "cluster",
 }
 
 
@@ -100,7 +104,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def repo_course() -> Course:
-    return Course(REPO)
+    return COURSE
 
 
 @pytest.fixture(scope="session")
@@ -140,6 +144,22 @@ def append_code(nb, code: str):
     return nb
 
 
+def pe_course(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """``pe-course ARGS`` run in ``root`` as an instructor runs it (no traceback allowed)."""
+    exe = Path(sys.executable).with_name("pe-course")
+    proc = subprocess.run(
+        [str(exe), *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=540,
+        check=False,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    return proc
+
+
 def beside_the_notebooks(folder: Path, dest: Path) -> None:
     """What sits beside the notebooks in ``folder`` (data files, the public checks), copied to ``dest``
     as a student has it in JupyterLab (the notebooks themselves excepted)."""
@@ -162,13 +182,15 @@ def notes_of(record: dict) -> list[str]:
 class CourseCopy:
     """A scratch course directory: source/, release/, graders/, config and a fresh gradebook."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, assignment: str = "positional-encoding") -> None:
         self.root = root
-        self.course = Course(root)
+        self.course = Course(root, assignment)
 
-    def submit(self, student: str, notebooks: dict[str, object]) -> Path:
+    def submit(
+        self, student: str, notebooks: dict[str, object], assignment: str = "positional-encoding"
+    ) -> Path:
         """Put notebooks (name -> NotebookNode, or bytes/str for raw file content) into submitted/."""
-        folder = self.root / "submitted" / student / "positional-encoding"
+        folder = self.root / "submitted" / student / assignment
         folder.mkdir(parents=True, exist_ok=True)
         for name, nb in notebooks.items():
             path = folder / f"{name}.ipynb"
@@ -195,17 +217,17 @@ class CourseCopy:
             raise AssertionError(f"nbgrader {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
         return proc
 
-    def record(self, student: str, notebook: str) -> dict:
+    def record(self, student: str, notebook: str, assignment: str = "positional-encoding") -> dict:
         import json
 
-        path = self.root / "autograded" / student / "positional-encoding" / f"{notebook}.grading.json"
+        path = self.root / "autograded" / student / assignment / f"{notebook}.grading.json"
         return json.loads(path.read_text(encoding="utf-8"))
 
-    def scores(self) -> dict[tuple[str, str, str], float]:
+    def scores(self, assignment: str = "positional-encoding") -> dict[tuple[str, str, str], float]:
         """(student, notebook, grade_id) -> score, read from the gradebook with nbgrader's API."""
         out = {}
         with self.course.gradebook() as gb:
-            for sub in gb.find_assignment("positional-encoding").submissions:
+            for sub in gb.find_assignment(assignment).submissions:
                 for nb in sub.notebooks:
                     for grade in nb.grades:
                         out[(sub.student.id, nb.name, grade.name)] = grade.score
@@ -216,8 +238,10 @@ class CourseCopy:
 def _course_template(tmp_path_factory) -> Path:
     """One course copy with the assignment generated (and so in its gradebook), copied per test."""
     root = tmp_path_factory.mktemp("course-template")
+    others = [a for a in assignments(REPO) if a != ASSIGNMENT]  # a course of this one assignment
     for name in ("source", "graders"):
-        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
+        ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", *others)
+        shutil.copytree(REPO / name, root / name, ignore=ignore)
     shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
     copy = CourseCopy(root)
     copy.nbgrader("generate_assignment", "positional-encoding", "--force", check=True)
@@ -239,3 +263,20 @@ def make_course(_course_template, tmp_path) -> Callable[[str], CourseCopy]:
         return CourseCopy(root)
 
     return make
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """A scheduler and two workers (w1, w2) as separate processes (``local_cluster.LocalCluster``)."""
+    pytest.importorskip("distributed")
+    from local_cluster import LocalCluster
+
+    from pe_course.sandbox import groups
+
+    started = LocalCluster(tmp_path / "cluster")
+    started.add_workers("w1", "w2")
+    try:
+        yield started
+    finally:
+        started.close()
+        groups.sweep_stale()  # groups of a killed worker's sandboxes (removed once they are stale)

@@ -299,3 +299,23 @@ def test_the_graders_draw_the_same_inputs_whatever_else_is_loaded():
         for which in ("few", "many")
     }
     assert len(digests) == 1, digests
+
+
+TOY = REPO / "tests" / "fixtures" / "course"  # the second assignment of tests/test_second_assignment.py
+
+
+def test_the_fixture_assignments_graders_keep_its_contract_both_ways():
+    """The toy assignment's suite is bound to its notebook as positional-encoding's is: every check names
+    a stated clause, every clause is enforced, and the graders call only inside the stated domains."""
+    from pe_course.notebook import load_reference
+    from pe_course.score import load_suite
+
+    suite = load_suite(TOY / "graders" / "toy-attention")
+    reference = load_reference(TOY / "source" / "toy-attention")
+    assert set(reference.contracts) == set(suite.checks) == set(suite.domains)
+    for fn, clauses in reference.contracts.items():
+        assert {chk.clause for chk in suite.checks[fn]} == set(clauses), fn
+        for implementation in [reference[fn], *(m.implementation for m in suite.misconceptions[fn])]:
+            caller = ContractCaller({**reference, fn: implementation}, suite.domains)
+            _grade_function(fn, suite, reference, caller, deadline=float("inf"))
+            assert caller.calls > 0 and not caller.outside, (fn, implementation.__name__, caller.outside[:3])

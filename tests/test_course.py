@@ -10,10 +10,10 @@ import tarfile
 
 import nbformat
 import pytest
-from conftest import FUNCTIONS, NOTEBOOKS, REPO, reference_nb, requires_bwrap
+from conftest import COURSE, FUNCTIONS, NOTEBOOKS, REPO, reference_nb, requires_bwrap
 
 from pe_course.cli import main
-from pe_course.course import Course, UnknownAssignment, assignments
+from pe_course.course import Course, UnknownAssignment, assignments, graders_path
 
 
 def _course_of(root, folders: dict[str, list[str]]):
@@ -40,9 +40,9 @@ def test_an_assignment_and_its_notebooks_are_the_folders_of_source(tmp_path):
         Course.here(root, "nope")
 
 
-def test_a_course_with_one_assignment_needs_no_name():
-    assert Course(REPO).assignment == assignments(REPO)[0] and len(assignments(REPO)) == 1
-    assert Course(REPO).notebooks == NOTEBOOKS
+def test_a_course_with_one_assignment_needs_no_name(tmp_path):
+    root = _course_of(tmp_path, {"a-chapter": ["02_y", "01_x"]})
+    assert Course(root).assignment == "a-chapter" and Course.here(root).notebooks == ("01_x", "02_y")
 
 
 @pytest.mark.parametrize(
@@ -75,16 +75,17 @@ def test_the_demo_names_the_graded_functions_the_graders_declare():
     assert Course(REPO, demo.ASSIGNMENT).notebooks == NOTEBOOKS
 
 
-def _moved_graders(tmp_path):
-    """A copy of the course whose graders sit at hidden/<assignment>/ (c.ScoreWithGraders.graders_dir)."""
+def _moved_graders(tmp_path, graders_dir: str = "hidden/{assignment}"):
+    """A copy of the course whose graders sit at ``graders_dir`` (c.ScoreWithGraders.graders_dir)."""
     root = tmp_path / "course"
     ignore = shutil.ignore_patterns("__pycache__", ".hypothesis")
-    shutil.copytree(REPO / "source", root / "source", ignore=ignore)
-    shutil.copytree(Course(REPO).graders, root / "hidden" / "positional-encoding", ignore=ignore)
+    shutil.copytree(COURSE.source, root / "source" / COURSE.assignment, ignore=ignore)
+    graders = graders_path(root, graders_dir, COURSE.assignment)
+    shutil.copytree(COURSE.graders, graders, ignore=ignore)
     config = (REPO / "nbgrader_config.py").read_text(encoding="utf-8")
-    config += '\nc.ScoreWithGraders.graders_dir = "hidden/{assignment}"\n'
+    config += f"\nc.ScoreWithGraders.graders_dir = {graders_dir!r}\n"
     (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
-    return Course(root)
+    return Course(root, COURSE.assignment)
 
 
 def test_every_reader_of_the_graders_asks_the_one_trait_autograde_reads(tmp_path):
@@ -95,7 +96,7 @@ def test_every_reader_of_the_graders_asks_the_one_trait_autograde_reads(tmp_path
 
     course = _moved_graders(tmp_path)
     assert course.graders == course.root / "hidden" / "positional-encoding"
-    assert public_check_files(course) == public_check_files(Course(REPO))
+    assert public_check_files(course) == public_check_files(COURSE)
     before = graders_fingerprint(course)
     (course.graders / "cases" / "one_hot.json").write_text("[]", encoding="utf-8")
     assert graders_fingerprint(course) != before, "a change of the graders re-grades"
@@ -104,6 +105,22 @@ def test_every_reader_of_the_graders_asks_the_one_trait_autograde_reads(tmp_path
         names = bundle.getnames()
     assert "hidden/positional-encoding/checks_embedding.py" in names
     assert not [n for n in names if n.startswith("graders/")]
+
+
+def test_graders_outside_the_course_travel_in_the_bundle_where_its_config_points(tmp_path):
+    """An absolute graders_dir names a folder a Dask worker does not have: the bundle carries the graders
+    as graders/<assignment>/ and its nbgrader_config.py says so, so the worker grades with them."""
+    from pe_course.runners.bundle import course_bundle, untar
+    from pe_course.score import load_suite
+
+    course = _moved_graders(tmp_path, str(tmp_path / "elsewhere" / "{assignment}"))
+    assert course.graders == tmp_path / "elsewhere" / course.assignment
+    (tmp_path / "template.db").write_bytes(b"")
+    worker = tmp_path / "worker"
+    untar(course_bundle(course, tmp_path / "template.db"), worker)
+    there = Course(worker, course.assignment)
+    assert there.graders == worker / "graders" / course.assignment
+    assert load_suite(there.graders).checks.keys() == load_suite(course.graders).checks.keys()
 
 
 @requires_bwrap

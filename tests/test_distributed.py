@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from conftest import (
     requires_bwrap,
     with_code,
 )
+from local_cluster import LocalCluster, connect
 
 from pe_course.grading_round import grade_round
 from pe_course.resume import GradeState
@@ -73,99 +73,6 @@ LARGE_CLASS = {
 }
 VOLATILE = ("seconds", "resources", "isolation")  # timings and resource figures of the run itself
 
-DASK = Path(sys.executable).with_name("dask")
-
-
-class LocalCluster:
-    """A scheduler and workers as separate `dask` processes (each its own session, so a kill takes the
-    nanny, the worker and its sandboxes together), each in its own directory and TMPDIR."""
-
-    def __init__(self, base: Path) -> None:
-        self.base, self.procs = base, {}
-        self.file = base / "scheduler.json"
-        self._start(
-            "scheduler",
-            [str(DASK), "scheduler", "--port", "0", "--no-dashboard", "--scheduler-file", str(self.file)],
-        )
-        deadline = time.monotonic() + 120
-        while not self.file.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert self.file.exists(), self._logs("scheduler")
-        self.address = json.loads(self.file.read_text())["address"]
-
-    def _start(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> None:
-        folder = self.base / name
-        folder.mkdir(parents=True, exist_ok=True)
-        log = open(folder / "log", "wb")  # noqa: SIM115 (closed with the process)
-        self.procs[name] = (
-            subprocess.Popen(
-                argv,
-                cwd=folder,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env={**os.environ, "TMPDIR": str(folder), **(env or {})},
-                start_new_session=True,
-            ),
-            log,
-        )
-
-    def add_workers(self, *names: str, env: dict[str, str] | None = None) -> None:
-        for name in names:
-            self._start(
-                name,
-                [
-                    str(DASK),
-                    "worker",
-                    "--scheduler-file",
-                    str(self.file),
-                    "--nthreads",
-                    "1",
-                    "--no-dashboard",
-                    "--name",
-                    name,
-                ],
-                env,
-            )
-
-    def wait_for_workers(self, client, n: int) -> None:
-        deadline = time.monotonic() + 180
-        while len(client.scheduler_info()["workers"]) < n:
-            assert time.monotonic() < deadline, self._logs(*self.procs)
-            time.sleep(0.3)
-
-    def kill(self, name: str) -> None:
-        proc, _ = self.procs[name]
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-
-    def close(self) -> None:
-        for proc, _ in self.procs.values():
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        for proc, log in self.procs.values():
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            log.close()
-
-    def _logs(self, *names: str) -> str:
-        return "\n".join((self.base / n / "log").read_text(errors="replace")[-3000:] for n in names)
-
-
-@pytest.fixture
-def cluster(tmp_path):
-    from pe_course.sandbox import groups
-
-    started = LocalCluster(tmp_path / "cluster")
-    started.add_workers("w1", "w2")
-    try:
-        yield started
-    finally:
-        started.close()
-        groups.sweep_stale()  # groups of a killed worker's sandboxes (removed once they are stale)
-
 
 @pytest.fixture(scope="module")
 def graded_locally(_course_template, tmp_path_factory) -> CourseCopy:
@@ -186,14 +93,6 @@ def class_course(course_copy) -> CourseCopy:
     for student, notebooks in CLASS.items():
         course_copy.submit(student, notebooks)
     return course_copy
-
-
-def _connect(cluster: LocalCluster, workers: int):
-    from pe_course.runners.dask_cluster import connect
-
-    client = connect(cluster.address)
-    cluster.wait_for_workers(client, workers)
-    return client
 
 
 def _autograded(copy: CourseCopy) -> dict:
@@ -245,7 +144,7 @@ def _feedback_pages(copy: CourseCopy) -> dict[str, str]:
 
 
 def test_cluster_grades_exactly_as_local_workers(cluster, class_course, graded_locally):
-    client = _connect(cluster, 2)
+    client = connect(cluster, 2)
     events = []
     try:
         summary = grade_round(
@@ -272,7 +171,7 @@ def test_cluster_grades_exactly_as_local_workers(cluster, class_course, graded_l
         left = {p.name for p in (cluster.base / name).iterdir()} - {"log", "dask-scratch-space"}
         assert not left, f"{name} left {left}"
     # and the resumability state works as locally: a second run skips everyone
-    client = _connect(cluster, 2)
+    client = connect(cluster, 2)
     try:
         again = grade_round(class_course.course, cluster=client)
     finally:
@@ -281,7 +180,7 @@ def test_cluster_grades_exactly_as_local_workers(cluster, class_course, graded_l
 
 
 def test_killed_worker_has_its_task_graded_elsewhere_once(cluster, class_course, graded_locally):
-    client = _connect(cluster, 2)
+    client = connect(cluster, 2)
     events: list[tuple[str, str]] = []
     killed: dict[str, list[str]] = {}
 
@@ -386,7 +285,7 @@ def test_a_worker_that_cannot_isolate_is_named_and_refuses_its_tasks(class_cours
     started = LocalCluster(tmp_path / "cluster")
     started.add_workers("w-nobwrap", env={"PATH": path_without_bwrap(tmp_path / "bin")})
     try:
-        client = _connect(started, 1)
+        client = connect(started, 1)
         exe = Path(sys.executable).with_name("pe-course")
         proc = subprocess.run(
             [str(exe), "grade", "--scheduler", started.address],
@@ -417,7 +316,7 @@ def test_a_student_with_manual_scores_gets_the_feedback_made_here_with_them(clus
     already has some (a re-grade after formgrader) gets pages made here, from the course gradebook."""
     course_copy.submit("ani", {"01_embedding": reference_nb("01_embedding")})
     page = course_copy.root / "feedback" / "ani" / "positional-encoding" / "01_embedding.html"
-    client = _connect(cluster, 2)
+    client = connect(cluster, 2)
     try:
         first = grade_round(course_copy.course, cluster=client, feedback=True)
         assert first.feedback == ["ani"] and first.feedback_seconds == 0.0  # made on a worker
@@ -476,7 +375,7 @@ def test_a_class_of_a_hundred_on_two_workers_is_graded_as_locally_with_feedback_
     here = grade_round(local.course, jobs=2, feedback=True)
     assert sorted(here.graded) == sorted(firsts) and not here.failed
     assert sorted(here.feedback) == sorted(firsts)
-    client = _connect(cluster, 2)
+    client = connect(cluster, 2)
     events: list[tuple[str, str]] = []
     try:
         with get_task_stream(client) as stream:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 
-from conftest import REPO
+from conftest import COURSE, REPO
 
 from pe_course.course import Course
 from pe_course.feedback import tidy
@@ -88,7 +88,7 @@ def test_the_feedback_pages_are_nbconverts_own_document():
 
     from pe_course.feedback import NO_ALT_TEXT, FeedbackExporter
 
-    config = Course(REPO).config()
+    config = COURSE.config()
     nb = _feedback_notebook()
     ours, stock = _pages(FeedbackExporter, nb, config), _pages(HTMLExporter, nb, config)
     assert ours != stock and str(BeautifulSoup(ours, features="html.parser")) == stock
@@ -104,7 +104,7 @@ def test_the_feedback_exporter_compiles_its_templates_once_per_process(monkeypat
     import jinja2
     from nbgrader.converters import GenerateFeedback
 
-    config = Course(REPO).config()
+    config = COURSE.config()
     assert GenerateFeedback(config=config).exporter_class.__name__ == "FeedbackExporter"
     real_compile = jinja2.Environment.compile
     compiled = []

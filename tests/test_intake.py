@@ -222,3 +222,23 @@ def test_zip_collect_with_a_roster_it_cannot_read_takes_nothing_in_and_says_why(
     assert "Roster hilang.csv cannot be read:" in proc.stdout + proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
     assert not (course_copy.root / "submitted").exists()
+
+
+def test_a_notebook_of_another_assignment_is_never_taken_for_one_of_the_same_number(tmp_path):
+    """A course with two assignments: a file named as the other assignment's notebook (an LMS download
+    holding both, a student's folder) is that notebook, not this assignment's notebook of its number."""
+    from pe_course.intake import canonical_notebook, tidy_submissions
+
+    others = ("01_attention",)
+    assert canonical_notebook("01_attention.ipynb", NOTEBOOKS) == "01_embedding", "alone: by its number"
+    for name in ("01_attention.ipynb", "01_Attention (1).ipynb", "01_attention-2.ipynb"):
+        assert canonical_notebook(name, NOTEBOOKS, others) is None, name
+    assert canonical_notebook("01_embedding (1).ipynb", NOTEBOOKS, others) == "01_embedding"
+    assert canonical_notebook("01_embeding.ipynb", NOTEBOOKS, others) == "01_embedding", "a typo still is"
+    (tmp_path / "ani").mkdir()
+    (tmp_path / "ani" / "01_attention.ipynb").write_text("{}")
+    messages = tidy_submissions(tmp_path, "positional-encoding", NOTEBOOKS, others)
+    assert messages == [
+        f"ani/01_attention.ipynb: not one of the notebooks {', '.join(NOTEBOOKS)}; left alone (not graded)"
+    ]
+    assert not (tmp_path / "ani" / "positional-encoding").exists()

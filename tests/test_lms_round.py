@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import re
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import reference_nb
+from conftest import pe_course, reference_nb
 from lms_fixtures import (
     CANVAS_COLUMN,
     DUE_UTC,
@@ -32,21 +29,6 @@ GRADED = ["2306001", "2306002", "2306006"]  # Ani (on time), Çağla (late), Faj
 
 def _nb(notebook: str) -> bytes:
     return nbformat.writes(reference_nb(notebook)).encode()
-
-
-def pe_course(root: Path, *args: str) -> subprocess.CompletedProcess:
-    exe = Path(sys.executable).with_name("pe-course")
-    proc = subprocess.run(
-        [str(exe), *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=540,
-        check=False,
-        env={**os.environ, "COLUMNS": "200"},
-    )
-    assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
-    return proc
 
 
 def _take_in_and_grade(course_copy, roster: Path, extra_config: str = "") -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
-from conftest import FUNCTIONS, GRADERS, NOTEBOOKS, REPO, beside_the_notebooks, release_nb
+from conftest import COURSE, FUNCTIONS, GRADERS, NOTEBOOKS, REPO, beside_the_notebooks, release_nb
 from nbclient import NotebookClient
 
 from pe_course import pe_tables
@@ -93,7 +93,7 @@ def release_lines(nb) -> set[str]:
 # 1. Golden comparison with a fresh nbgrader generate_assignment
 # =============================================================================================
 def test_release_matches_fresh_generate_assignment():
-    differ = release_diff(Course(REPO))
+    differ = release_diff(COURSE)
     assert differ == [], (
         f"release/ is out of date: {', '.join(differ)} differ from a fresh `nbgrader generate_assignment` "
         f"of source/. Refresh the committed copy with: {REFRESH}"
@@ -342,7 +342,7 @@ def test_no_inert_hidden_tests_in_source_or_release(name):
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_release_written_answers_are_stubs(name):
-    stub = Course(REPO).config().ClearSolutions.text_stub
+    stub = COURSE.config().ClearSolutions.text_stub
     answers = {
         gid(c): c for c in source_nb(name).cells if c.cell_type == "markdown" and meta(c).get("solution")
     }

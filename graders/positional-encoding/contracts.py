@@ -10,12 +10,12 @@ strategy that strays outside the stated contract fails the tests.
 
 from __future__ import annotations
 
-import inspect
 import numbers
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from pe_course.contracts import domains
 
 
 def _real(value: Any) -> bool:
@@ -150,33 +150,17 @@ def self_attention(x) -> str | None:
     )
 
 
-def _bound(domain: Callable[..., str | None]) -> Callable[..., str | None]:
-    signature = inspect.signature(domain)
-
-    def check(*args: Any, **kwargs: Any) -> str | None:
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            return f"argumen tidak sesuai: {exc}"
-        return domain(*bound.args, **bound.kwargs)
-
-    return check
-
-
-DOMAINS = {
-    fn.__name__: _bound(fn)
-    for fn in (
-        embed,
-        one_hot,
-        embed_backward,
-        frequencies,
-        positional_encoding,
-        rotation_matrix,
-        shift_encoding,
-        apply_rope,
-        rope_scores,
-        position_similarity,
-        offset_similarity,
-        self_attention,
-    )
-}
+DOMAINS = domains(
+    embed,
+    one_hot,
+    embed_backward,
+    frequencies,
+    positional_encoding,
+    rotation_matrix,
+    shift_encoding,
+    apply_rope,
+    rope_scores,
+    position_similarity,
+    offset_similarity,
+    self_attention,
+)

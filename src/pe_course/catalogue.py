@@ -72,16 +72,29 @@ def write_readme_points_table(readme: Path, table: str) -> None:
     readme.write_text(f"{before}{POINTS_BEGIN}\n{table}\n{POINTS_END}{after}", encoding="utf-8")
 
 
-if __name__ == "__main__":  # python -m pe_course.catalogue [--readme README.md]
-    import sys
+if __name__ == "__main__":  # python -m pe_course.catalogue [--assignment NAME] [--readme [README.md]]
+    import argparse
 
-    from .course import Course
+    from .course import Course, UnknownAssignment
 
-    course = Course.here()
+    parser = argparse.ArgumentParser(
+        prog="python -m pe_course.catalogue", description="An assignment's points table, from its notebooks."
+    )
+    parser.add_argument("--assignment", help="a folder of source/ (default: the course's only assignment)")
+    parser.add_argument(
+        "--readme",
+        nargs="?",
+        const="",
+        metavar="README.md",
+        help="write it between the README's points-table markers (default: the course's README.md)",
+    )
+    args = parser.parse_args()
+    try:
+        course = Course.here(assignment=args.assignment)
+    except UnknownAssignment as exc:
+        parser.exit(2, f"{exc}\n")
     table = points_table(course.source)
-    if sys.argv[1:2] == ["--readme"]:
-        write_readme_points_table(
-            Path(sys.argv[2]) if len(sys.argv) > 2 else course.root / "README.md", table
-        )
-    else:
+    if args.readme is None:
         print(table)
+    else:
+        write_readme_points_table(Path(args.readme) if args.readme else course.root / "README.md", table)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 from rich.markup import escape
@@ -68,15 +69,18 @@ def _assignment_ready(course: Course) -> bool:
 
 def cmd_build(args) -> int:
     from .sandbox import Sandbox
-    from .selfcheck import run_selfcheck
+    from .selfcheck import released_stubs, run_selfcheck
 
     course = _course(args)
     line = isolation_line(False, trusted="reference solutions, stubs and misconceptions")
     assert line is not None  # the project's own code may run without bubblewrap
     console.print(line)
     sandbox = Sandbox(unisolated=True)  # bubblewrap when it works (the line above says which)
-    with console.status("Self-validating the graders (reference, stubs, misconceptions)…"):
-        report = run_selfcheck(course, sandbox)
+    with (
+        tempfile.TemporaryDirectory(prefix="pe-course-build-") as scratch,
+        console.status("Self-validating the graders (reference, stubs, misconceptions)…"),
+    ):
+        report = run_selfcheck(course, sandbox, released_stubs(course, Path(scratch)))
     table = Table("check", "subject", "result", title="Graders' self-validation")
     for row in report.rows:
         table.add_row(*row)
@@ -111,7 +115,9 @@ def cmd_grade(args) -> int:
     from .intake import tidy_submissions
     from .round_output import cluster_ready, print_cluster_figures, print_round, run_grading
 
-    for message in tidy_submissions(course.submitted, course.assignment, course.notebooks):
+    for message in tidy_submissions(
+        course.submitted, course.assignment, course.notebooks, course.other_notebooks
+    ):
         console.print(f"Intake: {message}")
     if not submitted_students(course):
         console.print(
@@ -140,7 +146,6 @@ def cmd_grade(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    import tempfile
     import time
 
     from . import demo

@@ -16,7 +16,9 @@ the single source of the clauses' text and points (the test cell's nbgrader poin
 
 from __future__ import annotations
 
+import inspect
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .public_checks import Clause
@@ -58,3 +60,23 @@ def parse_contracts(nb: Any) -> dict[str, dict[str, Clause]]:
         fn: {k: Clause(k, text, points[(fn, k)]) for k, text in clauses.items()}
         for fn, clauses in texts.items()
     }
+
+
+def domains(*functions: Callable[..., str | None]) -> dict[str, Callable[..., str | None]]:
+    """A suite's ``DOMAINS`` (``graders/<assignment>/contracts.py``): each domain function by its name,
+    taking a call's arguments as the graded function of that name does (defaults filled in); a call
+    that does not fit the signature is outside the domain."""
+
+    def bound(domain: Callable[..., str | None]) -> Callable[..., str | None]:
+        signature = inspect.signature(domain)
+
+        def check(*args: Any, **kwargs: Any) -> str | None:
+            try:
+                call = signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                return f"argumen tidak sesuai: {exc}"
+            return domain(*call.args, **call.kwargs)
+
+        return check
+
+    return {fn.__name__: bound(fn) for fn in functions}

@@ -81,6 +81,13 @@ class Course:
         return tuple(p.stem for p in sorted(self.source.glob("*.ipynb")))
 
     @property
+    def other_notebooks(self) -> tuple[str, ...]:
+        """The notebooks of the course's other assignments, by name (a file named as one of them is not
+        one of this assignment's, whatever its number)."""
+        others = (Course(self.root, a).notebooks for a in assignments(self.root) if a != self.assignment)
+        return tuple(sorted({name for notebooks in others for name in notebooks}))
+
+    @property
     def source(self) -> Path:
         return self.root / "source" / self.assignment
 

@@ -47,8 +47,14 @@ from .lms.roster import RosterError, read_people
 _COPY_SUFFIX = re.compile(r"(?:-\d+|\s*\(\d+\)|\s+copy)$", re.IGNORECASE)
 
 
-def canonical_notebook(file_name: str, notebooks: list[str] | tuple[str, ...]) -> str | None:
-    """The assignment notebook a submitted file name stands for, or None."""
+def canonical_notebook(
+    file_name: str, notebooks: list[str] | tuple[str, ...], others: tuple[str, ...] = ()
+) -> str | None:
+    """The assignment notebook a submitted file name stands for, or None.
+
+    ``others``: the notebooks of the course's other assignments; a file named as one of them is that
+    notebook, never one of ``notebooks`` that merely shares its number (another assignment's
+    ``01_intro`` is not this one's ``01_basics``)."""
     stem, ext = os.path.splitext(os.path.basename(file_name))
     if ext.lower() != ".ipynb":
         return None
@@ -56,6 +62,8 @@ def canonical_notebook(file_name: str, notebooks: list[str] | tuple[str, ...]) -
     for name in notebooks:
         if stem == name.lower():
             return name
+    if stem in {name.lower() for name in others}:
+        return None
     by_number = [n for n in notebooks if stem.split("_")[0] == n.split("_")[0]]
     return by_number[0] if len(by_number) == 1 else None
 
@@ -128,9 +136,13 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
             return list(self.notebooks)
         return list(Course(self._course_root(), self._assignment()).notebooks)
 
+    def _others(self) -> tuple[str, ...]:
+        """The notebooks of the course's other assignments (a download may hold some: not taken in here)."""
+        return Course(self._course_root(), self._assignment()).other_notebooks
+
     def _make_plan(self, root: Path) -> lms_collect.Plan:
         files = json.loads(entries_file(root).read_text(encoding="utf-8"))
-        notebooks = self._notebooks()
+        notebooks, others = self._notebooks(), self._others()
         if not notebooks:
             self._fail(f"No notebooks in source/{self._assignment()}/; nothing taken in")
         people = []
@@ -149,7 +161,7 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
             self._fail(f"{exc}; nothing taken in")
         result = lms_collect.plan(
             files,
-            lambda f: canonical_notebook(f, notebooks),
+            lambda f: canonical_notebook(f, notebooks, others),
             notebooks,
             people,
             known,
@@ -190,13 +202,16 @@ def _extracted_root(path: Path) -> Path | None:
     return None
 
 
-def tidy_submissions(submitted: Path, assignment: str, notebooks: tuple[str, ...]) -> list[str]:
+def tidy_submissions(
+    submitted: Path, assignment: str, notebooks: tuple[str, ...], others: tuple[str, ...] = ()
+) -> list[str]:
     """Put misplaced or renamed notebooks where nbgrader looks for them; say what was done or not.
 
     ``submitted/<id>/01_intro.ipynb`` (no assignment folder) and
     ``submitted/<id>/<assignment>/01_intro (1).ipynb`` are moved to
     ``submitted/<id>/<assignment>/01_intro.ipynb`` when that is unambiguous (one candidate, and no
-    notebook of that name already there); anything else is left alone and named. Nothing is deleted.
+    notebook of that name already there); anything else is left alone and named, a notebook of another
+    assignment (``others``) included. Nothing is deleted.
     """
     messages: list[str] = []
     if not submitted.is_dir():
@@ -208,7 +223,7 @@ def tidy_submissions(submitted: Path, assignment: str, notebooks: tuple[str, ...
         stray = loose + [p for p in inside if p.stem not in notebooks]
         by_name: dict[str, list[Path]] = {}
         for path in stray:
-            name = canonical_notebook(path.name, notebooks)
+            name = canonical_notebook(path.name, notebooks, others)
             if name is None:
                 messages.append(
                     f"{path.relative_to(submitted)}: not one of the notebooks "

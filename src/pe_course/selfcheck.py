@@ -50,6 +50,16 @@ def reference_submission(source_notebook: Path):
     return nb
 
 
+def released_stubs(course: Course, scratch: Path) -> Path:
+    """Where the stubs to self-validate are: ``release/<assignment>/`` when it has every notebook of
+    ``source/``, else a fresh generation in ``scratch`` (a new assignment or notebook has none yet)."""
+    from .release import generate_release
+
+    if all((course.release / f"{name}.ipynb").is_file() for name in course.notebooks):
+        return course.release
+    return generate_release(course, scratch)
+
+
 def run_selfcheck(
     course: Course, sandbox: Sandbox | None = None, release_dir: Path | None = None
 ) -> SelfCheck:
