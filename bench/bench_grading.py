@@ -24,7 +24,11 @@ serial baseline, and the machine-CPU figures (busy CPU seconds of the whole mach
 sandboxed processes included) only mean something when nothing else runs. "Own CPU" counts only each
 side's processes (stock: nbgrader and its kernels; ours: pe-course grade, its workers, and the
 sandboxes' resource groups as the records give them), so it holds on a shared machine too (a busy
-machine still inflates it somewhat). The load average is recorded before each side.
+machine still inflates it somewhat). The load average is recorded before each side. After both sides,
+the "floor": the same submissions run in plain kernels with nothing else (one kernel per student,
+test cells empty, as our runner runs them), whose CPU, spread over the cores, is the least wall time
+any grader that runs the notebooks can take; with ``--cluster`` the scheduler's and workers' process
+trees are added to our CPU.
 
     python bench/bench_grading.py                          # every class: times, ratios, scores
     python bench/bench_grading.py --classes one-notebook full-mistakes    # issue 23's two classes
