@@ -596,6 +596,21 @@ def run_in_kernel(cells: list[str]):
     return out
 
 
+def test_the_kernel_starts_without_the_debugger_and_is_the_runners_own():
+    """The kernel is launched without debugpy (0.14-0.16 CPU-seconds of every start, for a debugger
+    autograde never uses) and is still recognised as the runner's kernel: an ordinary notebook gets no
+    note about processes left running, and the cells run as in JupyterLab (inline figures)."""
+    out = run_in_kernel(
+        [
+            "import sys\nprint(sys.modules.get('debugpy', 'absent'))",
+            "%matplotlib inline\nimport matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()",
+        ]
+    )
+    texts = [o.get("text", "") for c in out.cells for o in c.outputs if o.output_type == "stream"]
+    assert texts == ["None\n"], texts
+    assert [sorted(o.data) for o in out.cells[1].outputs] == [["image/png", "text/plain"]]
+
+
 def test_a_students_next_notebook_starts_clean():
     """One kernel serves all notebooks of a student: the next notebook sees none of the previous one's
     names or open figures (same kernel process, checked by its pid)."""

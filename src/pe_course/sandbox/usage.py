@@ -99,7 +99,8 @@ def attention(resources) -> list[tuple[str, str]]:
 
 # A sandboxed run's own processes, by the file their command line runs: bubblewrap (twice with a PID
 # namespace) starts the program (the grading worker or the notebook runner), and the notebook runner
-# starts one kernel. Anything else in the group, a fork of any of them included, is the student's.
+# starts one kernel (``python -c <nbexec.LAUNCH>``, whose code ends with the marker, as the launcher
+# module's name does). Anything else in the group, a fork of any of them included, is the student's.
 ROLE_FILES = {
     "bwrap": b"bwrap",
     "worker": b"/worker.py",
