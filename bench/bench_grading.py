@@ -443,7 +443,7 @@ def compare(name: str, students: list[demo.Student], jobs: int, tmp: Path) -> di
 
 
 # What the student's kernel alone costs: a student's notebooks run one after the other in one plain
-# kernel (namespace reset between them, test cells emptied), as our sandboxed runner runs them, with
+# kernel (launched as our runner launches it, namespace reset between notebooks, test cells emptied), with
 # nothing else (no nbgrader, no sandbox, no graders, no feedback). Both sides must pay at least this
 # per notebook to show the student their own outputs, so ``kernel CPU / cores`` is the least wall time
 # any grader running the notebooks could take on this machine.
@@ -455,9 +455,10 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 sys.path.insert(0, sys.argv[1])
 from pe_course.notebook import is_test_cell
-from pe_course.sandbox.nbexec import RESET
+from pe_course.sandbox.nbexec import LAUNCH, RESET
 folder, paths = sys.argv[2], sys.argv[3:]
 km = KernelManager(kernel_name="python3")
+km.kernel_spec.argv[1:3] = ["-c", LAUNCH]  # launched as our runner launches it (no debugpy)
 km.start_kernel(cwd=folder, extra_arguments=["--HistoryManager.hist_file=:memory:"])
 kc = km.client()
 kc.start_channels()
