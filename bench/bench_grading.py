@@ -455,10 +455,10 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 sys.path.insert(0, sys.argv[1])
 from pe_course.notebook import is_test_cell
-from pe_course.sandbox.nbexec import LAUNCH, RESET
+from pe_course.sandbox.nbexec import RESET, lean_argv
 folder, paths = sys.argv[2], sys.argv[3:]
 km = KernelManager(kernel_name="python3")
-km.kernel_spec.argv[1:3] = ["-c", LAUNCH]  # launched as our runner launches it (no debugpy)
+km.kernel_spec.argv = lean_argv(km.kernel_spec.argv)  # launched as our runner launches it
 km.start_kernel(cwd=folder, extra_arguments=["--HistoryManager.hist_file=:memory:"])
 kc = km.client()
 kc.start_channels()

@@ -61,18 +61,23 @@ def _give_up(signum, frame):
     raise _OutOfTime("notebook time limit")
 
 
+def lean_argv(argv: list[str]) -> list[str]:
+    """A kernel spec's command with :data:`LAUNCH` instead of the launcher module (the rest unchanged)."""
+    if argv[1:3] == ["-m", "ipykernel_launcher"]:
+        return [argv[0], "-c", LAUNCH, *argv[3:]]
+    return argv
+
+
 def _kernel_manager_class():
-    """nbclient's kernel manager, launching the kernel with :data:`LAUNCH` instead of the launcher
-    module (the kernel spec's other arguments unchanged)."""
+    """nbclient's kernel manager, launching the kernel with :func:`lean_argv`."""
     from jupyter_client.manager import AsyncKernelManager
 
     class LeanKernelManager(AsyncKernelManager):
         @property
         def kernel_spec(self):
             spec = super().kernel_spec
-            argv = list(spec.argv) if spec is not None else []
-            if argv[1:3] == ["-m", "ipykernel_launcher"]:
-                spec.argv = [argv[0], "-c", LAUNCH, *argv[3:]]
+            if spec is not None:
+                spec.argv = lean_argv(list(spec.argv))
             return spec
 
     return LeanKernelManager
