@@ -28,9 +28,9 @@ from traitlets.config import LoggingConfigurable
 from .datafiles import sandbox_data_files
 from .notebook import is_test_cell
 from .record import NoteKind
-from .sandbox import Limits, MiB, Sandbox, Usage, read_file, write_file
+from .sandbox import Limits, MiB, Sandbox, Usage, prefork, read_file, write_file
 from .sandbox.channel import LineClosed, LineReader, LineTimeout, LineTooLong
-from .sandbox.policy import unisolated_allowed
+from .sandbox.policy import Isolation, unisolated_allowed
 from .sandbox.usage import strays
 from .sanitize import add_note
 
@@ -81,7 +81,9 @@ def sandbox_from_config(config_owner) -> Sandbox:
     """The sandbox of an autograde step: its limits, and the instructor's opt-in (``c.Isolation.required``).
 
     Raises :class:`~pe_course.sandbox.policy.IsolationUnavailable` without bubblewrap and without it."""
-    return Sandbox(limits_from_config(config_owner), unisolated=unisolated_allowed(config_owner.config))
+    config = config_owner.config
+    prefork = config is None or Isolation(config=config).prefork
+    return Sandbox(limits_from_config(config_owner), unisolated=unisolated_allowed(config), prefork=prefork)
 
 
 class _Runner:
@@ -98,10 +100,18 @@ class _Runner:
             write_file(
                 self.scratch, "nbexec.py", (Path(__file__).parent / "sandbox" / "nbexec.py").read_bytes()
             )
-            argv = [sys.executable, "-E", "-s", "-B", sandbox.inside(self.scratch, "nbexec.py")]
-            self.proc = sandbox.start(
-                argv, self.scratch, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-            )
+            forked = prefork.start_runner(sandbox, self.scratch)
+            if forked is not None:
+                self.proc = forked
+            else:
+                argv = [sys.executable, "-E", "-s", "-B", sandbox.inside(self.scratch, "nbexec.py")]
+                self.proc = sandbox.start(
+                    argv,
+                    self.scratch,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )
         except BaseException:  # never half made: nobody else holds this runner yet
             self._scratch_cm.__exit__(None, None, None)
             raise
@@ -149,7 +159,7 @@ class _Runner:
         except (BrokenPipeError, OSError):
             answered, self.reply_error = "closed", None
         self.usage = group.usage() if group is not None else None
-        if self.usage is not None and group is not None and strays(group.pids(), self.proc.proc.pid):
+        if self.usage is not None and group is not None and strays(group.pids(), self.proc.roots):
             # processes the notebook started are still running: they must not reach the next notebook
             self.usage.hits.append("background")
             self.leftover = True

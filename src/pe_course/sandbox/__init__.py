@@ -18,6 +18,8 @@
 - :mod:`.worker` and :mod:`.codec` — the worker itself and its JSON codec (copied into the sandbox:
   standard library and numpy only);
 - :mod:`.nbexec` — runs a student's notebook with nbclient inside the sandbox (copied in too);
+- :mod:`.zygote` and :mod:`.prefork` — that runner and its kernel imported once per grading process and
+  forked into each student's sandbox (bubblewrap makes it as for every run);
 - :mod:`.channel` — reading one line from a sandboxed process within a time limit.
 """
 

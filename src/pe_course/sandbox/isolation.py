@@ -91,6 +91,18 @@ class Limits:
         return "; ".join(text.get(h, h) for h in hits)
 
 
+def rlimits(limits: Limits) -> list[tuple[int, int]]:
+    """The per-process limits of a sandboxed program, as ``(resource, value)`` for ``setrlimit``."""
+    return [
+        (resource.RLIMIT_CPU, limits.cpu_seconds),
+        (resource.RLIMIT_AS, limits.address_space),
+        (resource.RLIMIT_FSIZE, limits.file_size),
+        (resource.RLIMIT_NOFILE, limits.open_files),
+        (resource.RLIMIT_NPROC, limits.processes),
+        (resource.RLIMIT_CORE, 0),
+    ]
+
+
 def _set_limits(
     limits: Limits, group_files: Sequence[str] = (), fence: Sequence[str] = (), scratch: str = ""
 ) -> None:
@@ -98,14 +110,7 @@ def _set_limits(
     process group; with ``fence`` (no bubblewrap), Landlock: read only ``fence``, write only ``scratch``."""
     groups.join(list(group_files))
     os.setsid()
-    for res, value in (
-        (resource.RLIMIT_CPU, limits.cpu_seconds),
-        (resource.RLIMIT_AS, limits.address_space),
-        (resource.RLIMIT_FSIZE, limits.file_size),
-        (resource.RLIMIT_NOFILE, limits.open_files),
-        (resource.RLIMIT_NPROC, limits.processes),
-        (resource.RLIMIT_CORE, 0),
-    ):
+    for res, value in rlimits(limits):
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(res, (value, value))
     if fence:
@@ -135,6 +140,7 @@ class Sandbox:
     use_bwrap: bool | None = None  # None: bubblewrap, or IsolationUnavailable (unless ``unisolated``)
     use_groups: bool | None = None  # None: a resource group per run when control groups can be used
     unisolated: bool = False  # the instructor's opt-in (trusted code only): run without bubblewrap if need be
+    prefork: bool = True  # notebook runners forked pre-imported into their sandboxes (sandbox/prefork.py)
 
     def __post_init__(self) -> None:
         problem = bwrap_problem()
@@ -375,6 +381,7 @@ class SandboxedProcess:
         self.proc = proc
         self.marker = marker
         self.group = group
+        self.roots: dict[int, str] = {proc.pid: ""}  # what usage.strays counts as the program's own
         self.usage = groups.Usage()  # filled in by kill(): what the run used, limits it hit
         teardown.add(self, self.kill_now, teardown.PROCESS)
 

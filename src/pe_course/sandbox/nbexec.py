@@ -49,6 +49,11 @@ LAUNCH = (
 )
 
 
+# A kernel forked ahead by sandbox/zygote.py (pid, pipe): it waits for the command line and environment
+# jupyter_client would launch it with. The first kernel this runner starts is that one; None otherwise.
+PREPARED: tuple[int, int] | None = None
+
+
 class _OutOfTime(Exception):
     pass
 
@@ -80,7 +85,75 @@ def _kernel_manager_class():
                 spec.argv = lean_argv(list(spec.argv))
             return spec
 
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            global PREPARED
+            prepared, PREPARED = PREPARED, None
+            if prepared is not None and kernel_cmd[1:3] == ["-c", LAUNCH] and self.provisioner is not None:
+                self.provisioner.launch_kernel = functools.partial(_adopt, self.provisioner, prepared)
+            elif prepared is not None:
+                os.close(prepared[1])  # the waiting kernel ends
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
+
     return LeanKernelManager
+
+
+async def _adopt(provisioner, prepared: tuple[int, int], cmd: list[str], **kwargs):
+    """The provisioner's ``launch_kernel`` for the kernel forked ahead: send it what ``Popen`` would
+    have been given, and hold it as the provisioner holds a process it started."""
+    del provisioner.launch_kernel  # a restart launches as usual
+    pid, pipe = prepared
+    env = dict(kwargs.get("env") or os.environ)
+    env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher sets it
+    cwd = kwargs.get("cwd") or os.getcwd()
+    try:
+        with os.fdopen(pipe, "wb") as f:
+            f.write(json.dumps({"args": cmd[3:], "env": env, "cwd": str(cwd)}).encode())
+    except OSError:  # it is gone (it was never the student's): start one the ordinary way
+        return await provisioner.launch_kernel(cmd, **kwargs)
+    provisioner.process = _Forked(pid)
+    provisioner.pid = provisioner.pgid = pid  # it starts a session of its own, as the launcher's does
+    provisioner.cwd = cwd
+    return provisioner.connection_info
+
+
+class _Forked:
+    """What the provisioner uses of ``subprocess.Popen``, for a child this process forked."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.returncode = pid, None
+
+    def poll(self):
+        if self.returncode is None:
+            try:
+                done, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                self.returncode = -signal.SIGKILL
+            else:
+                if done:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout=None):
+        end = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if end is not None and time.monotonic() > end:
+                import subprocess
+
+                raise subprocess.TimeoutExpired(["kernel"], timeout)
+            time.sleep(0.01)
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
 
 
 def main() -> int:

@@ -100,14 +100,17 @@ def attention(resources) -> list[tuple[str, str]]:
 # A sandboxed run's own processes, by the file their command line runs: bubblewrap (twice with a PID
 # namespace) starts the program (the grading worker or the notebook runner), and the notebook runner
 # starts one kernel (``python -c <nbexec.LAUNCH>``, whose code ends with the marker, as the launcher
-# module's name does). Anything else in the group, a fork of any of them included, is the student's.
+# module's name does). A runner forked by the zygote (sandbox/zygote.py) is a root of its own (its
+# parent is the zygote, outside the sandbox), beside bubblewrap's placeholder ``cat``; its kernel has
+# the zygote's command line. Anything else in the group, a fork of any of them included, is the student's.
 ROLE_FILES = {
     "bwrap": b"bwrap",
     "worker": b"/worker.py",
     "nbexec": b"/nbexec.py",
     "kernel": b"ipykernel_launcher",
+    "zygote": b"/zygote.py",
 }
-CHILD_ROLES = {"bwrap": ("bwrap", "worker", "nbexec"), "nbexec": ("kernel",)}
+CHILD_ROLES = {"bwrap": ("bwrap", "worker", "nbexec", "hold"), "nbexec": ("kernel", "zygote")}
 
 
 def _role(pid: int) -> str:
@@ -117,6 +120,8 @@ def _role(pid: int) -> str:
         return ""
     if argv and argv[0].endswith(ROLE_FILES["bwrap"]):
         return "bwrap"
+    if argv[:2] == [b"cat", b""]:
+        return "hold"
     return next(
         (
             role
@@ -127,14 +132,16 @@ def _role(pid: int) -> str:
     )
 
 
-def strays(pids: list[int], root: int) -> list[int]:
-    """The processes among ``pids`` (one group's) that the sandboxed program ``root`` did not start as
-    part of itself: what the student's code started and left running."""
+def strays(pids: list[int], roots: int | dict[int, str]) -> list[int]:
+    """The processes among ``pids`` (one group's) that the sandboxed program did not start as part of
+    itself: what the student's code started and left running. ``roots``: the program's pid, or pid ->
+    role of the processes the grader started itself."""
     parents = {}
     for pid in pids:
         with contextlib.suppress(OSError, ValueError, IndexError):
             parents[pid] = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    own, grew = {root: _role(root)}, True
+    own = {roots: _role(roots)} if isinstance(roots, int) else {p: r or _role(p) for p, r in roots.items()}
+    grew = True
     while grew:
         grew = False
         for pid, parent in parents.items():
