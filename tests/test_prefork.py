@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import textwrap
 
 import nbformat
+import pytest
 from conftest import requires_bwrap
 
 from pe_course.execute import _Runner
@@ -42,6 +44,11 @@ info["processes"] = {p: open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")[0].
                      for p in os.listdir("/proc") if p.isdigit()}
 info["parent"] = open(f"/proc/{os.getppid()}/cmdline", "rb").read().replace(b"\0", b" ").decode()
 info["random"] = [random.random(), float(numpy.random.rand())]
+try:  # the interpreter it runs, as its owner (the sandbox's user is root on the host when grading as root)
+    os.chmod("/proc/self/exe", os.stat("/proc/self/exe").st_mode & 0o7777)
+    info["exe"] = "changed"
+except OSError as exc:
+    info["exe"] = exc.strerror
 print(json.dumps(info))
 """
 
@@ -81,6 +88,7 @@ def test_a_forked_kernel_sees_exactly_what_a_freshly_started_one_sees():
     assert len(forked_processes) == len(plain_processes) + 1
     assert sorted(forked_processes.values()).count("cat") == 1
     plain.pop("parent"), forked.pop("parent")
+    assert forked["exe"] == "Read-only file system"
     assert forked == plain
     assert (
         runner.usage is not None and runner.usage.hits == []
@@ -157,3 +165,24 @@ def test_without_a_zygote_the_runner_starts_the_ordinary_way(monkeypatch, tmp_pa
     assert "nbexec.py" in json.loads(look)["parent"] and problem is None
     assert "without the pre-imported zygote" in caplog.text and "no imports for you" in caplog.text
     assert runner.usage is not None and runner.usage.hits == []
+
+
+def test_a_fork_that_fails_ends_its_zygote_and_the_next_runner_gets_a_new_one(tmp_path):
+    """A failed fork (here: asked to join a process that is not a sandbox's) ends that zygote, so a
+    late answer of it can never be read as another runner's; the next runner is forked by a new one."""
+    sandbox = Sandbox()
+    env = {k: v for k, v in sandbox.environment(tmp_path, "").items() if k != "PE_SANDBOX_ID"}
+    zygote = prefork._zygote(env)
+    pipes = [fd for pair in (os.pipe(), os.pipe()) for fd in pair]
+    request = {"target": 1, "parent": -1, "group_files": [], "rlimits": [], "env": env, "cwd": "/sandbox"}
+    try:
+        with pytest.raises(prefork.ZygoteUnavailable, match="not bubblewrap's"):
+            zygote.spawn(request, pipes[:3])
+    finally:
+        for fd in pipes:
+            os.close(fd)
+    prefork._failed(env, RuntimeError("test"))
+    assert not zygote.alive()
+    (look,), problem, _ = _run(sandbox, "after", LOOK)
+    assert "zygote.py" in json.loads(look)["parent"] and problem is None
+    assert prefork._zygote(env).alive()

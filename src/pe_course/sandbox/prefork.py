@@ -4,8 +4,19 @@
 run's resource group and limits), with a placeholder program in it (``cat`` on a pipe only the runner
 holds: when the runner ends, the placeholder and with it the sandbox end, as when the runner is the
 sandbox's program), and asks this process's zygote to fork the runner into it. It returns ``None``
-where that cannot be done (no bubblewrap, turned off with ``c.Isolation.prefork = False``, the zygote
-could not start or fork), and the caller starts the runner the ordinary way: the same sandbox, slower.
+where that cannot be done (no bubblewrap, not grading as root, turned off with
+``c.Isolation.prefork = False``, the zygote could not start or fork), and the caller starts the runner
+the ordinary way: the same sandbox, slower.
+
+The zygote runs in a mount namespace of its own that bubblewrap (as root, without a user namespace)
+makes as the sandboxes' view: the Python installation and ``/usr`` read-only, an empty ``/sandbox``
+with matplotlib's font cache, its own program read-only at ``/pe-zygote`` — plus the host's ``/proc``
+and ``/sys/fs/cgroup``, which its forks need to join a sandbox. So a fork's paths (``sys.path``,
+matplotlib's folders, its command line) are the sandbox's, and the interpreter its ``/proc/self/exe``
+names is reached through a read-only mount: student code cannot change the grader's Python through it.
+(As root the sandbox's user *is* root on the host, without capabilities, and would own that file.)
+Not as root, the forks' interpreter would be reached through the host's writable mount; runners are
+then started the ordinary way.
 """
 
 from __future__ import annotations
@@ -25,10 +36,12 @@ import threading
 from pathlib import Path
 
 from .channel import LineClosed, LineReader, LineTimeout, LineTooLong
-from .isolation import MOUNT_POINT, Sandbox, SandboxedProcess, _matplotlib_font_cache, rlimits
+from .isolation import MOUNT_POINT, Sandbox, SandboxedProcess, _matplotlib_font_cache, _python_roots, rlimits
+from .policy import SYSTEM_LINKS, bwrap_path
 
 log = logging.getLogger(__name__)
 PROGRAM = Path(__file__).with_name("zygote.py")
+HOME = "/pe-zygote"  # where the zygote's folder (this package's sandbox/) is, read-only, in its namespace
 PLACEHOLDER = ["/usr/bin/sh", "-c", "echo ready && exec cat"]  # `cat` is its role in usage.ROLE_FILES
 START_TIMEOUT = 120.0  # the zygote's imports (about a second on an idle machine)
 SPAWN_TIMEOUT = 60.0
@@ -42,12 +55,14 @@ class Zygote:
     """One pre-imported process per grading process (:mod:`.zygote`), spoken to over a Unix socket."""
 
     def __init__(self, env: dict[str, str]) -> None:
+        if os.geteuid() != 0:
+            raise ZygoteUnavailable("not grading as root (see sandbox/prefork.py)")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock = ours
         self.errors = tempfile.TemporaryFile()  # noqa: SIM115 (kept open as long as the zygote: what it says if it fails)
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, str(PROGRAM), str(theirs.fileno())],
+                [*_enclosure(), sys.executable, f"{HOME}/{PROGRAM.name}", str(theirs.fileno())],
                 pass_fds=[theirs.fileno()],
                 env=env,
                 cwd="/",
@@ -86,11 +101,40 @@ class Zygote:
         return self.proc.poll() is None
 
     def close(self) -> None:
-        if self.proc.poll() is None:
+        self.sock.shutdown(socket.SHUT_RDWR)  # it ends (and its CPU time is counted with ours) ...
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(5)
+        if self.proc.poll() is None:  # ... or is killed with bubblewrap (--die-with-parent)
             self.proc.kill()
         self.proc.wait()
         self.errors.close()
         self.sock.close()
+
+
+def _enclosure() -> list[str]:
+    """bubblewrap's arguments for the zygote's own mount namespace (see above)."""
+    cmd = [bwrap_path() or "bwrap", "--ro-bind", "/usr", "/usr", "--tmpfs", "/tmp"]
+    for root in _python_roots():
+        cmd += ["--ro-bind", root, root]
+    cmd += [
+        *SYSTEM_LINKS,
+        "--dev",
+        "/dev",
+        "--bind",
+        "/proc",
+        "/proc",
+        "--bind",
+        "/sys/fs/cgroup",
+        "/sys/fs/cgroup",
+    ]
+    for extra in ("/etc/alternatives", "/etc/fonts"):
+        cmd += ["--ro-bind-try", extra, extra]
+    cmd += ["--tmpfs", MOUNT_POINT, "--dir", f"{MOUNT_POINT}/.mplconfig"]
+    cache = _matplotlib_font_cache()
+    if cache is not None:
+        cmd += ["--ro-bind", str(cache), f"{MOUNT_POINT}/.mplconfig/{cache.name}"]
+    cmd += ["--ro-bind", str(PROGRAM.parent), HOME, "--chdir", "/", "--die-with-parent", "--cap-add", "ALL"]
+    return cmd
 
 
 class _Placeholder:
@@ -116,10 +160,12 @@ class _Placeholder:
 
 _lock = threading.Lock()
 _zygotes: dict[str, Zygote | ZygoteUnavailable] = {}
+_failures: dict[str, int] = {}
+MAX_FAILURES = 3  # a zygote that failed to fork is replaced; after this many, runners start the ordinary way
 
 
 def _zygote(env: dict[str, str]) -> Zygote:
-    """This process's zygote for this environment, started on first use (once: a failure is kept)."""
+    """This process's zygote for this environment, started on first use (a failure to start is kept)."""
     key = json.dumps(env, sort_keys=True)
     found = _zygotes.get(key)
     if isinstance(found, Zygote) and not found.alive():
@@ -136,6 +182,18 @@ def _zygote(env: dict[str, str]) -> Zygote:
     return found
 
 
+def _failed(env: dict[str, str], why: Exception) -> None:
+    """A fork failed: that zygote is ended (a late answer must not be read as the next one's)."""
+    key = json.dumps(env, sort_keys=True)
+    found = _zygotes.pop(key, None)
+    if isinstance(found, Zygote):
+        found.close()
+    _failures[key] = _failures.get(key, 0) + 1
+    if _failures[key] >= MAX_FAILURES:
+        _zygotes[key] = ZygoteUnavailable(f"{MAX_FAILURES} forks failed, the last: {why}")
+        log.warning("Notebook runners are started without the pre-imported zygote: %s", _zygotes[key])
+
+
 def close_all() -> None:
     """End this process's zygotes (at exit; they also end with this process on their own)."""
     with _lock:
@@ -145,11 +203,10 @@ def close_all() -> None:
         _zygotes.clear()
 
 
-def _init_of(bwrap: int) -> int:
-    """The sandbox's init: bubblewrap's child in the PID namespace it made."""
-    children = Path(f"/proc/{bwrap}/task/{bwrap}/children").read_text().split()
+def _only_child(pid: int) -> int:
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     if len(children) != 1:
-        raise ZygoteUnavailable(f"bubblewrap has {len(children)} children")
+        raise ZygoteUnavailable(f"process {pid} has {len(children)} children, not 1")
     return int(children[0])
 
 
@@ -159,9 +216,6 @@ def start_runner(sandbox: Sandbox, scratch: Path) -> SandboxedProcess | None:
         return None
     env = sandbox.environment(scratch, "")
     zygote_env = {k: v for k, v in env.items() if k != "PE_SANDBOX_ID"}
-    cache = _matplotlib_font_cache()
-    if cache is not None:  # the zygote imports matplotlib outside any sandbox: its own font cache
-        zygote_env["MPLCONFIGDIR"] = str(cache.parent)
     life_r, life_w = os.pipe()
     try:
         sandboxed = sandbox.start(
@@ -176,19 +230,26 @@ def start_runner(sandbox: Sandbox, scratch: Path) -> SandboxedProcess | None:
             proc = sandboxed.proc
             assert proc.stdout is not None
             LineReader(proc.stdout.fileno(), 64).read_line(_deadline(SPAWN_TIMEOUT))  # set up
+            init = _only_child(proc.pid)  # bubblewrap's init in the sandbox's PID namespace
+            placeholder = _only_child(init)
             in_r, in_w = os.pipe()
             pipes += [in_r, in_w]
             out_r, out_w = os.pipe()
             pipes += [out_r, out_w]
             group = sandboxed.group
             request = {
-                "target": _init_of(proc.pid),
+                "target": init,
+                "parent": proc.pid,
                 "group_files": group.procs_files if group is not None else [],
                 "rlimits": rlimits(sandbox.limits),
                 "env": {**env, "PE_SANDBOX_ID": sandboxed.marker},
                 "cwd": MOUNT_POINT,
             }
-            runner = zygote.spawn(request, [in_r, out_w, life_w])
+            try:
+                runner = zygote.spawn(request, [in_r, out_w, life_w])
+            except (OSError, ValueError, ZygoteUnavailable) as exc:
+                _failed(zygote_env, exc)
+                raise
     except (OSError, ValueError, ZygoteUnavailable, LineTimeout, LineClosed, LineTooLong) as exc:
         log.warning("Starting this notebook runner the ordinary way: %s", exc)
         for fd in pipes:
@@ -199,7 +260,7 @@ def start_runner(sandbox: Sandbox, scratch: Path) -> SandboxedProcess | None:
         _close(fd)
     proc.stdout.close()
     sandboxed.proc = _Placeholder(proc, os.fdopen(in_w, "wb"), os.fdopen(out_r, "rb"))  # type: ignore[assignment]
-    sandboxed.roots[runner] = "nbexec"
+    sandboxed.roots.update({placeholder: "hold", runner: "nbexec"})
     return sandboxed
 
 

@@ -101,8 +101,8 @@ def attention(resources) -> list[tuple[str, str]]:
 # namespace) starts the program (the grading worker or the notebook runner), and the notebook runner
 # starts one kernel (``python -c <nbexec.LAUNCH>``, whose code ends with the marker, as the launcher
 # module's name does). A runner forked by the zygote (sandbox/zygote.py) is a root of its own (its
-# parent is the zygote, outside the sandbox), beside bubblewrap's placeholder ``cat``; its kernel has
-# the zygote's command line. Anything else in the group, a fork of any of them included, is the student's.
+# parent is the zygote, outside the sandbox), and so is bubblewrap's placeholder (``cat``, by the pid
+# recorded when it started, not by its command line); the runner's kernel has the zygote's command line. Anything else in the group, a fork of any of them included, is the student's.
 ROLE_FILES = {
     "bwrap": b"bwrap",
     "worker": b"/worker.py",
@@ -110,7 +110,7 @@ ROLE_FILES = {
     "kernel": b"ipykernel_launcher",
     "zygote": b"/zygote.py",
 }
-CHILD_ROLES = {"bwrap": ("bwrap", "worker", "nbexec", "hold"), "nbexec": ("kernel", "zygote")}
+CHILD_ROLES = {"bwrap": ("bwrap", "worker", "nbexec"), "nbexec": ("kernel", "zygote")}
 
 
 def _role(pid: int) -> str:
@@ -120,8 +120,6 @@ def _role(pid: int) -> str:
         return ""
     if argv and argv[0].endswith(ROLE_FILES["bwrap"]):
         return "bwrap"
-    if argv[:2] == [b"cat", b""]:
-        return "hold"
     return next(
         (
             role

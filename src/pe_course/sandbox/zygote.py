@@ -22,6 +22,9 @@ processes, files and memory are not shared, and this process is outside every sa
 A fork that cannot do all of the above exits before running anything, and the grader falls back to
 starting the runner the ordinary way (:meth:`~pe_course.sandbox.isolation.Sandbox.start_runner`).
 
+The zygote itself runs in a read-only mount namespace laid out as the sandboxes are (see
+:mod:`.prefork`), so its forks' paths and ``/proc/self/exe`` are the sandbox's, read-only.
+
 Usage: ``python zygote.py FD`` with the sandbox's environment; FD is a Unix socket the grading process
 sends requests on (one JSON message, the runner's three pipe ends as SCM_RIGHTS) and reads one JSON
 reply per request from.
@@ -73,7 +76,6 @@ _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 _libc = ctypes.CDLL(None, use_errno=True)
 REAP_EVERY = 1.0  # seconds between reaping the runners whose sandboxes ended (orphaned to us)
 BASE_PATH: list[str] = []  # sys.path without this file's folder (a kernel's, as ``python -c`` starts it)
-HOST_ONLY: set[str] = set()  # those of them that exist here (the sandbox may not have them)
 
 
 def _check(result: int, what: str) -> None:
@@ -114,9 +116,13 @@ def drop_privileges() -> None:
         raise OSError(f"capabilities left after dropping them: {status}")
 
 
-def _enter(target: int) -> None:
-    """Join the namespaces and the root of process ``target`` (a sandbox's init) — except the PID
-    namespace, which only the next fork is in."""
+def _enter(target: int, parent: int) -> None:
+    """Join the namespaces and the root of process ``target`` (a sandbox's init, the child of bubblewrap's
+    ``parent``) — except the PID namespace, which only the next fork is in."""
+    pinned = os.pidfd_open(target)  # while it lives, /proc/TARGET is that process (no pid reuse)
+    with open(f"/proc/{target}/stat") as f:
+        if int(f.read().rsplit(")", 1)[1].split()[1]) != parent:
+            raise OSError(f"process {target} is not bubblewrap's")
     fds = {}
     for name in CLONE:
         own, theirs = os.readlink(f"/proc/self/ns/{name}"), os.readlink(f"/proc/{target}/ns/{name}")
@@ -125,6 +131,9 @@ def _enter(target: int) -> None:
     if "user" not in fds or "mnt" not in fds or "pid" not in fds:
         raise OSError("the target is not in its own user, mount and PID namespaces")
     root = os.open(f"/proc/{target}/root", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    if select.select([pinned], [], [], 0)[0]:
+        raise OSError(f"process {target} ended")
+    os.close(pinned)
     # A namespace bubblewrap made before its user namespace (as root: the cgroup one) is joined while we
     # still have our own capabilities; those the user namespace owns, once we are in it.
     for name in [n for n in fds if n != "user"]:
@@ -170,10 +179,8 @@ def _kernel(commands: int) -> None:
     os.chdir(request["cwd"])
     if "numpy.random.mtrand" in sys.modules:  # (random reseeds itself in a fork; numpy's generator does not)
         sys.modules["numpy.random.mtrand"].seed()
-    _matplotlib_dirs()
     sys.argv = ["-c", *request["args"]]
-    # as ``python -c`` makes it here: site.py leaves out .pth entries that do not exist (in the sandbox)
-    sys.path[:] = ["", *(p for p in BASE_PATH if p not in HOST_ONLY or os.path.exists(p))]
+    sys.path[:] = ["", *BASE_PATH]  # as ``python -c`` makes it
     code = 0
     try:
         launch = compile(sys.modules["nbexec"].LAUNCH, "<string>", "exec")
@@ -185,25 +192,6 @@ def _kernel(commands: int) -> None:
 
         atexit._run_exitfuncs()
     os._exit(code)
-
-
-def _matplotlib_dirs() -> None:
-    """matplotlib's configuration and cache folders as a kernel started in the sandbox finds them
-    (MPLCONFIGDIR), not the zygote's: both are remembered at import."""
-    import matplotlib
-
-    for func in (matplotlib.get_configdir, matplotlib.get_cachedir):
-        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or (), strict=False))
-        if "called" in cells:  # matplotlib's _logged_cached
-            cells["called"].cell_contents = False
-    texmanager = sys.modules.get("matplotlib.texmanager")
-    if texmanager is not None and hasattr(texmanager.TexManager, "_cache_dir"):
-        from pathlib import Path
-
-        texmanager.TexManager._cache_dir = Path(matplotlib.get_cachedir(), "tex.cache")
-    style = sys.modules.get("matplotlib.style.core")
-    if style is not None and hasattr(style, "USER_LIBRARY_PATHS"):
-        style.USER_LIBRARY_PATHS[:] = [os.path.join(matplotlib.get_configdir(), "stylelib")]
 
 
 def _runner(request: dict, fds: list[int], ready: int) -> None:
@@ -255,7 +243,7 @@ def _spawn(request: dict, fds: list[int]) -> int:
             for which, value in request["rlimits"]:  # the run's limits (isolation.rlimits)
                 with contextlib.suppress(ValueError, OSError):  # as isolation._set_limits
                     resource.setrlimit(which, (value, value))
-            _enter(request["target"])
+            _enter(request["target"], request["parent"])
             ready_r, ready_w = os.pipe()
             runner = os.fork()
             if runner == 0:
@@ -307,7 +295,6 @@ def main() -> int:
 
     sys.path.pop(0)  # this file's folder, added back below for nbexec only
     BASE_PATH[:] = sys.path
-    HOST_ONLY.update(p for p in sys.path if os.path.exists(p))
     for name in PRELOAD:
         importlib.import_module(name)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
