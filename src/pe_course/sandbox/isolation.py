@@ -117,6 +117,21 @@ def _set_limits(
         landlock.restrict(fence, scratch)  # raises: never started unprotected by mistake
 
 
+def python_view(system: Sequence[str]) -> list[str]:
+    """bubblewrap and its arguments for the view every sandbox has: ``/usr`` and the Python installation
+    read-only, a private ``/tmp``, the system's directory links, ``system`` (how /proc and /dev are
+    made), and what matplotlib reads in ``/etc``."""
+    # Order matters: the private /tmp first, so that a Python installed under /tmp (a CI clone's
+    # venv, say) is bound on top of it instead of being hidden by it.
+    cmd = [bwrap_path() or "bwrap", "--ro-bind", "/usr", "/usr", "--tmpfs", "/tmp"]
+    for root in _python_roots():
+        cmd += ["--ro-bind", root, root]
+    cmd += [*SYSTEM_LINKS, *system]
+    for path in ("/etc/alternatives", "/etc/fonts"):
+        cmd += ["--ro-bind-try", path, path]
+    return cmd
+
+
 def _python_roots() -> list[str]:
     """Directories that hold the interpreter and installed packages (bound read-only)."""
     roots = {sys.base_prefix, sys.prefix, sys.exec_prefix, sys.base_exec_prefix}
@@ -248,20 +263,8 @@ class Sandbox:
     def command(self, argv: Sequence[str], scratch: Path) -> list[str]:
         if not self.use_bwrap:
             return list(argv)
-        # Order matters: the private /tmp first, so that a Python installed under /tmp (a CI clone's
-        # venv, say) is bound on top of it instead of being hidden by it.
-        cmd = [bwrap_path() or "bwrap", "--ro-bind", "/usr", "/usr", "--tmpfs", "/tmp"]
-        for root in _python_roots():
-            cmd += ["--ro-bind", root, root]
-        cmd += [
-            *SYSTEM_LINKS,
-            *PROC_DEV,
-            "--ro-bind-try",
-            "/etc/alternatives",
-            "/etc/alternatives",
-            "--ro-bind-try",
-            "/etc/fonts",
-            "/etc/fonts",
+        return [
+            *python_view(PROC_DEV),
             "--bind",
             str(scratch),
             MOUNT_POINT,
@@ -269,8 +272,8 @@ class Sandbox:
             MOUNT_POINT,
             *NAMESPACES,
             "--new-session",
+            *argv,
         ]
-        return cmd + list(argv)
 
     def start(self, argv: Sequence[str], scratch: Path, **popen_kwargs) -> SandboxedProcess:
         """Start ``argv`` in the sandbox with ``scratch`` as its working directory."""

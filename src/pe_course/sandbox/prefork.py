@@ -36,8 +36,7 @@ import threading
 from pathlib import Path
 
 from .channel import LineClosed, LineReader, LineTimeout, LineTooLong
-from .isolation import MOUNT_POINT, Sandbox, SandboxedProcess, _matplotlib_font_cache, _python_roots, rlimits
-from .policy import SYSTEM_LINKS, bwrap_path
+from .isolation import MOUNT_POINT, Sandbox, SandboxedProcess, _matplotlib_font_cache, python_view, rlimits
 
 log = logging.getLogger(__name__)
 PROGRAM = Path(__file__).with_name("zygote.py")
@@ -113,28 +112,22 @@ class Zygote:
 
 def _enclosure() -> list[str]:
     """bubblewrap's arguments for the zygote's own mount namespace (see above)."""
-    cmd = [bwrap_path() or "bwrap", "--ro-bind", "/usr", "/usr", "--tmpfs", "/tmp"]
-    for root in _python_roots():
-        cmd += ["--ro-bind", root, root]
-    cmd += [
-        *SYSTEM_LINKS,
-        "--dev",
-        "/dev",
-        "--bind",
-        "/proc",
-        "/proc",
-        "--bind",
-        "/sys/fs/cgroup",
-        "/sys/fs/cgroup",
-    ]
-    for extra in ("/etc/alternatives", "/etc/fonts"):
-        cmd += ["--ro-bind-try", extra, extra]
-    cmd += ["--tmpfs", MOUNT_POINT, "--dir", f"{MOUNT_POINT}/.mplconfig"]
+    host = ["--dev", "/dev", "--bind", "/proc", "/proc", "--bind", "/sys/fs/cgroup", "/sys/fs/cgroup"]
+    cmd = [*python_view(host), "--tmpfs", MOUNT_POINT, "--dir", f"{MOUNT_POINT}/.mplconfig"]
     cache = _matplotlib_font_cache()
     if cache is not None:
         cmd += ["--ro-bind", str(cache), f"{MOUNT_POINT}/.mplconfig/{cache.name}"]
-    cmd += ["--ro-bind", str(PROGRAM.parent), HOME, "--chdir", "/", "--die-with-parent", "--cap-add", "ALL"]
-    return cmd
+    return [
+        *cmd,
+        "--ro-bind",
+        str(PROGRAM.parent),
+        HOME,
+        "--chdir",
+        "/",
+        "--die-with-parent",
+        "--cap-add",
+        "ALL",
+    ]
 
 
 class _Placeholder:
