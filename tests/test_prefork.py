@@ -186,3 +186,13 @@ def test_a_fork_that_fails_ends_its_zygote_and_the_next_runner_gets_a_new_one(tm
     (look,), problem, _ = _run(sandbox, "after", LOOK)
     assert "zygote.py" in json.loads(look)["parent"] and problem is None
     assert prefork._zygote(env).alive()
+
+
+def test_the_first_cells_output_is_never_lost():
+    """The runner starts a notebook as soon as its kernel answers and IOPub carries a message, without
+    jupyter_client's wait for 0.2 s of silence there (sandbox/nbexec.py's _ready): the first cell's
+    output still arrives, every time."""
+    sandbox = Sandbox()
+    for i in range(5):
+        texts, problem, _ = _run(sandbox, f"first-output-{i}", f"print({i})", "print('next')")
+        assert texts == [f"{i}\n", "next\n"] and problem is None

@@ -74,10 +74,21 @@ def lean_argv(argv: list[str]) -> list[str]:
 
 
 def _kernel_manager_class():
-    """nbclient's kernel manager, launching the kernel with :func:`lean_argv`."""
+    """nbclient's kernel manager, launching the kernel with :func:`lean_argv`, and its client ready as
+    soon as the kernel is (:func:`_ready`)."""
+    from jupyter_client.asynchronous import AsyncKernelClient
     from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class LeanKernelClient(AsyncKernelClient):
+        async def wait_for_ready(self, timeout=None):  # AsyncKernelClient's is jupyter_client's function
+            await _ready(self, timeout)
 
     class LeanKernelManager(AsyncKernelManager):
+        @default("client_factory")
+        def _client_factory_default(self):
+            return LeanKernelClient
+
         @property
         def kernel_spec(self):
             spec = super().kernel_spec
@@ -95,6 +106,37 @@ def _kernel_manager_class():
             return await super()._async_launch_kernel(kernel_cmd, **kw)
 
     return LeanKernelManager
+
+
+async def _ready(client, timeout: float | None) -> None:
+    """jupyter_client's ``wait_for_ready`` without its last step, which waits for 0.2 s of silence on
+    IOPub (a fifth of a second of every student's run, doing nothing): what arrives there later is
+    ignored anyway, as nbclient only takes the messages of the cell it is running. Kept: a
+    ``kernel_info_reply``, and a message on IOPub after it (the subscription is live, no output lost)."""
+    import asyncio
+    from queue import Empty
+
+    deadline = time.monotonic() + (timeout if timeout is not None else float("inf"))
+    while True:
+        client.kernel_info()
+        try:
+            reply = await client.shell_channel.get_msg(timeout=1)
+        except Empty:
+            pass
+        else:
+            if reply["msg_type"] == "kernel_info_reply":
+                try:
+                    await client.iopub_channel.get_msg(timeout=0.2)
+                except Empty:
+                    pass
+                else:
+                    client._handle_kernel_info_reply(reply)
+                    return
+        if not await client._async_is_alive():
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
+        await asyncio.sleep(0)
 
 
 async def _adopt(provisioner, prepared: tuple[int, int], cmd: list[str], **kwargs):
