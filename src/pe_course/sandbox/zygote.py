@@ -20,7 +20,7 @@ Student code therefore only ever runs in a fresh fork of an image no student tou
 built for that student alone; what one student's code does cannot reach the next student's (their
 processes, files and memory are not shared, and this process is outside every sandbox's PID namespace).
 A fork that cannot do all of the above exits before running anything, and the grader falls back to
-starting the runner the ordinary way (:meth:`~pe_course.sandbox.isolation.Sandbox.start_runner`).
+starting the runner the ordinary way (:func:`.prefork.start_runner` returns None).
 
 The zygote itself runs in a read-only mount namespace laid out as the sandboxes are (see
 :mod:`.prefork`), so its forks' paths and ``/proc/self/exe`` are the sandbox's, read-only.
