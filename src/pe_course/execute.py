@@ -97,13 +97,13 @@ class _Runner:
         self._scratch_cm = sandbox.scratch()
         self.scratch = self._scratch_cm.__enter__()
         try:
-            write_file(
-                self.scratch, "nbexec.py", (Path(__file__).parent / "sandbox" / "nbexec.py").read_bytes()
-            )
-            forked = prefork.start_runner(sandbox, self.scratch)
+            forked = prefork.start_runner(sandbox, self.scratch)  # its nbexec is the zygote's, imported
             if forked is not None:
                 self.proc = forked
             else:
+                write_file(
+                    self.scratch, "nbexec.py", (Path(__file__).parent / "sandbox" / "nbexec.py").read_bytes()
+                )
                 argv = [sys.executable, "-E", "-s", "-B", sandbox.inside(self.scratch, "nbexec.py")]
                 self.proc = sandbox.start(
                     argv,

@@ -102,7 +102,8 @@ def attention(resources) -> list[tuple[str, str]]:
 # starts one kernel (``python -c <nbexec.LAUNCH>``, whose code ends with the marker, as the launcher
 # module's name does). A runner forked by the zygote (sandbox/zygote.py) is a root of its own (its
 # parent is the zygote, outside the sandbox), and so is bubblewrap's placeholder (``cat``, by the pid
-# recorded when it started, not by its command line); the runner's kernel has the zygote's command line. Anything else in the group, a fork of any of them included, is the student's.
+# recorded when it started, not by its command line); the runner's kernel has the zygote's command
+# line. Anything else in the group, a fork of any of them included, is the student's.
 ROLE_FILES = {
     "bwrap": b"bwrap",
     "worker": b"/worker.py",
