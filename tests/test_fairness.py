@@ -109,8 +109,8 @@ def test_dependent_is_graded_with_a_correct_upstream_in_process(suite, reference
 
 def test_degenerate_upstream_does_not_earn_the_dependent(suite, reference):
     """apply_rope returning zeros and rope_scores returning zeros: rope_scores is wrong logic, and the
-    stand-in's correct apply_rope earns it nothing. What it keeps is only the clause about an input form
-    it treats exactly as the ordinary one (Tq ≠ Tk, like Tq = Tk): the README's "How a score is decided"."""
+    stand-in's correct apply_rope earns it nothing. It treats Tq ≠ Tk exactly as Tq = Tk, but zeros
+    are no real answer there (issue 29): no clause is kept by default, and the feedback says why."""
     caller = InProcessCaller(
         {
             **reference,
@@ -119,8 +119,9 @@ def test_degenerate_upstream_does_not_earn_the_dependent(suite, reference):
         }
     )
     cell = _grade_function("rope_scores", suite, reference, caller, float("inf"))
-    assert lost(cell) == {"K1", "K3"}, "the formula, and base that changes nothing"
-    assert cell.score == reference.contracts["rope_scores"]["K2"].points
+    assert lost(cell) == {"K1", "K2", "K3"} and cell.score == 0
+    k2 = next(c for c in cell.clauses if c.clause == "K2")
+    assert "bukan jawaban nyata" in k2.message or "Belum ada bukti" in k2.message, k2.message
 
 
 WRONG_ROPE = """

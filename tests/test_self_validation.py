@@ -12,6 +12,7 @@ import pytest
 from conftest import FUNCTIONS, GRADERS, REPO, reference_nb
 
 from pe_course.datafiles import PUBLIC_DIR
+from pe_course.degenerate import degenerate_students
 from pe_course.diagnosis import InProcessCaller
 from pe_course.public_checks import run_public
 from pe_course.sandbox import Sandbox
@@ -158,6 +159,24 @@ def test_code_that_raises_everywhere_earns_nothing(fn, suite, reference):
     cell = grade(fn, suite, reference, always)
     assert cell.score == 0, [c.clause for c in cell.clauses if c.passed]
     assert lost_publicly(fn, always) == {c.clause for c in cell.clauses}
+
+
+DEGENERATE = sorted(degenerate_students(lambda: None))
+
+
+@pytest.mark.parametrize("kind", DEGENERATE)
+@pytest.mark.parametrize("fn", FUNCTIONS)
+def test_code_that_does_nothing_useful_earns_nothing(fn, kind, suite, reference):
+    """Issue 29: ``None``, a constant or zeros of the right shape, its own argument, seeded or fresh
+    noise, raising for everything, validating and then returning zeros or raising NameError — 0 points
+    from the graders and from the public check, and the feedback says why a clause with nothing
+    charged to it is not met."""
+    implementation = degenerate_students(reference[fn])[kind]
+    cell = grade(fn, suite, reference, implementation)
+    assert cell.score == 0, [(c.clause, c.message) for c in cell.clauses if c.passed]
+    assert all(c.message for c in cell.clauses), "every lost clause says why"
+    verdicts, _, _ = run_public(fn, implementation, PUBLIC)
+    assert sum(v.points for v in verdicts) == 0, [v.clause.id for v in verdicts if v.passed]
 
 
 @pytest.mark.parametrize("fn", FUNCTIONS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.checks import Grader, InputClass, check, graded
+from pe_course.checks import Grader, InputClass, check, graded, other_values
 
 from . import properties as p
 from . import strategies as s
@@ -19,6 +19,12 @@ def _as_array(ids):
 
 def _one_id(ids):
     return [0] if isinstance(ids, list) else np.zeros(1, dtype=np.asarray(ids).dtype)
+
+
+def _next_ids(ids, vocab_size: int):
+    """Every id one further (modulo ``vocab_size``), as the same kind of sequence."""
+    moved = (np.asarray(ids, dtype=np.int64) + 1) % max(vocab_size, 1)
+    return moved.tolist() if isinstance(ids, list) else moved.astype(np.asarray(ids).dtype)
 
 
 def _int_table(table) -> bool:
@@ -60,6 +66,10 @@ EMBED = graded(
         same_expected=True,
     ),
     raises=("K4", "ValueError"),
+    probe=lambda ids, tok_table, pos_table: {
+        "tok_table": other_values(tok_table),
+        "pos_table": other_values(pos_table),
+    },
     must_draw={
         "tok_table berisi int, pos_table float": lambda ids, tok_table, pos_table: (
             _int_table(tok_table) and not _int_table(pos_table)
@@ -141,6 +151,7 @@ ONE_HOT = graded(
         twin=lambda ids, **_: {"ids": _as_array(ids)},
         same_expected=True,
     ),
+    probe=lambda ids, vocab_size: {"ids": _next_ids(ids, vocab_size)},
 )
 
 
@@ -197,6 +208,7 @@ EMBED_BACKWARD = graded(
     ),
     form="K2",
     form_shape=True,
+    probe=lambda grad_h, **_: {"grad_h": other_values(grad_h)},
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.checks import Grader, InputClass, builds_on, check, graded
+from pe_course.checks import Grader, InputClass, builds_on, check, graded, other_values
 
 from . import properties as p
 from . import strategies as s
@@ -50,6 +50,9 @@ def _no_error_everywhere(g: Grader, fn: str, valid: list[tuple[tuple, dict]]) ->
 
 
 # -- rotation_matrix (1 point) ----------------------------------------------------------------
+ROTATION = graded("rotation_matrix", probe=lambda theta: {"theta": theta + 1.0})
+
+
 @check("rotation_matrix", "kasus", clause="K1", title="Contoh dari bab dan sudut nol, negatif, lebih dari 2π")
 def rotation_cases(g: Grader) -> None:
     run_cases(g, "rotation_matrix")
@@ -113,6 +116,7 @@ SHIFT = graded(
         twin=_default_base,
     ),
     raises=("K4", "ValueError"),
+    probe=lambda pe, **_: {"pe": other_values(pe)},
 )
 
 
@@ -309,6 +313,7 @@ ROPE = graded(
         twin=_default_base,
     ),
     raises=("K4", "ValueError"),
+    probe=lambda x, **_: {"x": other_values(x)},
 )
 
 
@@ -425,6 +430,7 @@ SCORES = graded(
         lambda q, k, base: _base_matters(base, np.shape(q)[1], min(len(q), len(k)) > 1),
         twin=_default_base,
     ),
+    probe=lambda q, k, **_: {"q": other_values(q), "k": other_values(k)},
 )
 
 

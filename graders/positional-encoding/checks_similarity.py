@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.checks import Grader, InputClass, check, graded
+from pe_course.checks import Grader, InputClass, check, graded, other_values
 
 from . import properties as p
 from . import strategies as s
@@ -71,6 +71,8 @@ POSITION_SIMILARITY = graded(
         lambda pe, pos: _different_norms(pe),
         twin=lambda pe, pos: _one_norm(pe, pos),
     ),
+    # rows in another order: the same norms and dtype, other similarities
+    probe=lambda pe, pos: {"pe": np.roll(np.asarray(pe), 1, axis=0)},
 )
 
 
@@ -142,6 +144,7 @@ OFFSET_SIMILARITY = graded(
         twin=lambda offset, d_model, base: {"base": 10000.0},
     ),
     form="K2",
+    probe=lambda offset, **_: {"offset": offset + 1},
 )
 
 
@@ -219,6 +222,7 @@ SELF_ATTENTION = graded(
         lambda x: s.attention_max_score(x) > ORDINARY_SCORE,
         twin=lambda x: {"x": np.asarray(x) * np.sqrt(TWIN_SCORE / s.attention_max_score(x))},
     ),
+    probe=lambda x: {"x": other_values(x)},
 )
 
 

@@ -55,6 +55,7 @@ FREQUENCIES = graded(
     "frequencies",
     _base_class(lambda length, d_model: True),
     form="K1",  # K1 promises an np.ndarray; its shape is compared with the values
+    probe=lambda d_model, base: {"base": base * 2},
 )
 
 
@@ -139,6 +140,7 @@ POSITIONAL_ENCODING = graded(
     ),
     _base_class(lambda length, d_model: length >= 0 and _valid_d_model(d_model)),
     raises=("K4", "ValueError"),
+    probe=lambda length, d_model, base: {"base": base * 2},
 )
 
 

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .answers import graders_answers, student_answer
 from .declarations import (  # the graders' vocabulary, in one import
     Check,
     Composition,
@@ -47,17 +48,21 @@ from .declarations import (  # the graders' vocabulary, in one import
     check,
     graded,
     misconception,
+    other_values,
 )
 from .drawing import SMALL_ENOUGH, draw, shrink
 from .inputs import call_key, memberships, size_of, twin_call
 from .public_checks import (
     BASE_CLAUSE,
+    Answer,
     CheckFailed,
     Clause,
     ClauseVerdict,
     Failure,
+    Gate,
     Membership,
     Outcome,
+    Pending,
     RaiseWatch,
     Step,
     as_array,
@@ -65,6 +70,7 @@ from .public_checks import (
     brief,
     call_outcome,
     evidence_for,
+    first_real,
     judge,
     no_value,
     resolve,
@@ -77,6 +83,7 @@ from .public_checks import (
 
 __all__ = [
     "CheckFailed",
+    "other_values",
     "Composition",
     "Misconception",
     "Grader",
@@ -110,6 +117,7 @@ class CallRecord:
     args: tuple
     kwargs: dict
     outcome: Outcome
+    shrinking: bool = False  # made while looking for a smaller failing input (tiny, and chosen to fail)
 
 
 def reference_outcome(func: Callable[..., Any], args: tuple, kwargs: dict) -> Outcome:
@@ -132,7 +140,7 @@ class Grader:
     failures: list[Failure] = field(default_factory=list)
     evidence: set[str] = field(default_factory=set)  # clauses with at least one input answered right
     check: Check | None = None  # the check running now
-    _pending: list[tuple[list[Step], CheckFailed, str, int]] = field(default_factory=list)
+    _pending: list[Pending] = field(default_factory=list)
     found: dict[str, list[str]] = field(default_factory=dict)  # check name -> the failures it found
     form_seen: bool = False  # a result of the promised form came back at least once
     public_calls: frozenset[str] = frozenset()  # call_key() of the public cases (and their twins)
@@ -156,7 +164,7 @@ class Grader:
 
     def outcome(self, fn: str, *args: Any, **kwargs: Any) -> Outcome:
         outcome = self.student.call(fn, *args, **kwargs)
-        self.log.append(CallRecord(fn, args, kwargs, outcome))
+        self.log.append(CallRecord(fn, args, kwargs, outcome, self._dry))
         return outcome
 
     def call(self, fn: str, *args: Any, **kwargs: Any) -> Any:
@@ -195,8 +203,9 @@ class Grader:
             self.watch.saw(outcome, expected)
         if outcome.ok and expected.ok and not any(f.kind == "form" for f in failures):
             self.form_seen = self.form_seen or call_key(fn, args, kwargs) not in self.public_calls
-        if not failures:
+        if not any(f.kind != "form" for f in failures):  # right values (a wrong form is the form clause's)
             self._evidence(fn, args, kwargs)
+        if not failures:
             return outcome.value if outcome.ok else None
         size = size_of((args, kwargs))
         for exc in failures:
@@ -205,7 +214,10 @@ class Grader:
             else:
                 if exc.kind == "no-value" and self.first_no_value is None:
                     self.first_no_value = CheckFailed(str(exc), input=exc.input, obtained=exc.obtained)
-                self._defer(self._steps(fn, args, kwargs, outcome, rtol, atol), exc, size)
+                answer = None
+                if outcome.ok and expected.ok:
+                    answer = student_answer(self, fn, args, kwargs, outcome, expected.value, right=False)
+                self._defer(self._steps(fn, args, kwargs, outcome, rtol, atol), exc, size, answer)
         return None
 
     def expect_raises(self, fn: str, error: str, *args: Any, **kwargs: Any) -> None:
@@ -294,6 +306,10 @@ class Grader:
         if exc.kind == "no-value" and exc.call is not None and exc.outcome is not None:
             fn, args, kwargs = exc.call
             self._defer(self._steps(fn, args, kwargs, exc.outcome, 1e-6, 1e-8), exc, size)
+        elif exc.kind == "shape" and self.graded is not None and self.graded.form and self.graded.form_shape:
+            self._charge(
+                self.graded.form, exc, size
+            )  # the form clause promises the shape: charged there once
         else:
             self._charge(self.check.clause if self.check else self._base, exc, size)
 
@@ -307,13 +323,13 @@ class Grader:
             Failure(clause, str(exc), name, exc.input, exc.expected, exc.obtained, size, own)
         )
 
-    def _defer(self, steps: list[Step], exc: CheckFailed, size: int) -> None:
+    def _defer(self, steps: list[Step], exc: CheckFailed, size: int, answer: Answer | None = None) -> None:
         guess = resolve(steps, None, self._base)  # provisional: the evidence is not complete yet
         if self._seen is not None:
             self._seen.append(guess)
         if self._dry or self._only not in (None, guess):
             return
-        self._pending.append((steps, exc, self._found(exc), size))
+        self._pending.append(Pending(steps, exc, self._found(exc), size, answer))
 
     def _found(self, exc: CheckFailed) -> str:
         name = self.check.name if self.check else ""
@@ -371,8 +387,14 @@ class Grader:
         self.failures += settle(self._pending, self.evidence, self._base, self.watch)
         self._pending = []
         form = self.graded.form if self.graded else None
+        found, why, where = first_real(graders_answers(self), str(self.first_no_value or ""))
         return verdicts(
-            clauses.values(), self.failures, unproven_form(form, self.form_seen, self.first_no_value)
+            clauses.values(),
+            self.failures,
+            unproven_form(form, self.form_seen, self.first_no_value),
+            shown=self.evidence | ({form} if form and self.form_seen else set()),
+            gate=Gate(found, why, where),
+            function=self.graded.function if self.graded else "",
         )
 
     @contextlib.contextmanager

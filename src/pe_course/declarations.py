@@ -7,12 +7,25 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .public_checks import BASE_CLAUSE
 
 
 # --------------------------------------------------------------------------------------------
 # Declarations
 # --------------------------------------------------------------------------------------------
+def other_values(value: Any, scale: float = 2, shift: float = 1) -> Any:
+    """``value`` with other values of the same shape and kind, ``value * scale + shift`` (an int array
+    stays int, a list a list): what most probes change (see :class:`Graded`)."""
+    if isinstance(value, list):
+        return [other_values(v, scale, shift) for v in value]
+    if isinstance(value, np.ndarray):
+        out = value * scale + shift
+        return out.astype(value.dtype) if value.dtype.kind in "iu" and float(scale).is_integer() else out
+    return value * scale + shift
+
+
 @dataclass(frozen=True)
 class Check:
     function: str
@@ -60,6 +73,10 @@ class Graded:
     # the clause that says "raise <error> exactly when ...": an ordinary valid input on which the
     # function raises that error is charged to it too (code raising everywhere does not earn it)
     raises: tuple[str, str] | None = None
+    # the probe: receives the call's arguments by name and gives the ones to change so that the input
+    # keeps its shapes, dtypes and classes but the reference's result changes (other table values,
+    # another angle, ...); a real answer changes there too (pe_course.public_checks.evidence)
+    probe: Callable[..., dict] | None = None
 
 
 def graded(
@@ -69,12 +86,20 @@ def graded(
     form_shape: bool = False,
     must_draw: dict[str, Callable[..., bool]] | None = None,
     raises: tuple[str, str] | None = None,
+    probe: Callable[..., dict] | None = None,
 ) -> Graded:
     """Declare (at module level) the classes of input and the form clause of graded ``function``;
     ``must_draw``: combinations of classes (or other inputs) the graders' own inputs must include;
-    ``raises=("K4", "ValueError")``: the clause that says when that error is raised."""
+    ``raises=("K4", "ValueError")``: the clause that says when that error is raised; ``probe``: the
+    arguments to change for the same input with other values (see :class:`Graded`)."""
     return Graded(
-        function, tuple(classes), form, form_shape, must_draw=tuple((must_draw or {}).items()), raises=raises
+        function,
+        tuple(classes),
+        form,
+        form_shape,
+        must_draw=tuple((must_draw or {}).items()),
+        raises=raises,
+        probe=probe,
     )
 
 

@@ -70,6 +70,17 @@ def twin_call(cls: InputClass, func: Callable[..., Any], args: tuple, kwargs: Ma
     return rebuild(func, args, kwargs, {**named, **cls.twin(**named)})
 
 
+def probe_call(graded_fn: Graded | None, func: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any]):
+    """The call's *probe*: the same input with other values (``Graded.probe``), or None."""
+    named = arguments(func, args, kwargs)
+    if graded_fn is None or graded_fn.probe is None or named is None:
+        return None
+    change = graded_fn.probe(**named)
+    if not change:
+        return None
+    return rebuild(func, args, kwargs, {**named, **change})
+
+
 def call_key(fn: str, args: tuple, kwargs: Mapping[str, Any]) -> str:
     """A call as a string: equal for equal arguments (of equal dtypes)."""
     return json.dumps([fn, to_data(list(args)), {k: to_data(v) for k, v in sorted(kwargs.items())}])

@@ -24,8 +24,8 @@ from typing import Any
 from . import public_checks
 from .checks import reference_outcome
 from .declarations import Check
-from .inputs import arguments, memberships, twin_call
-from .public_checks import outcome_to_data, show_call, to_data
+from .inputs import arguments, memberships, probe_call, twin_call
+from .public_checks import outcome_to_data, same_result, show_call, to_data
 
 MAX_PUBLIC_DEPTH = 3  # twin steps a public case may need (its data nests that deep; keep public cases simple)
 PROPERTIES = "properties.py"
@@ -44,7 +44,15 @@ def _case(suite: Any, reference: Any, fn: str, args: tuple, kwargs: dict, depth:
     data: dict[str, Any] = {"args": [to_data(a) for a in args]}
     if kwargs:
         data["kwargs"] = {k: to_data(v) for k, v in kwargs.items()}
-    data["expected"] = outcome_to_data(reference_outcome(func, args, kwargs))
+    expected = reference_outcome(func, args, kwargs)
+    data["expected"] = outcome_to_data(expected)
+    probe = probe_call(suite.graded.get(fn), func, args, kwargs) if depth == 0 and expected.ok else None
+    if probe is not None:  # the same input with other values, where the reference's result differs
+        probed = reference_outcome(func, *probe)
+        if probed.ok and same_result(probed.value, expected.value) is False:
+            data["probe"] = {"args": [to_data(a) for a in probe[0]]}
+            if probe[1]:
+                data["probe"]["kwargs"] = {k: to_data(v) for k, v in probe[1].items()}
     classes = []
     for cls in memberships(suite.graded.get(fn), func, args, kwargs):
         entry: dict[str, Any] = {"clause": cls.clause, "class": cls.name}

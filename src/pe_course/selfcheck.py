@@ -8,7 +8,10 @@
   diagnosis, and every misconception inside otherwise careful code there is diagnosed;
 - every flawed student (``FLAWED_*`` in ``graders/alternatives.py``) loses exactly the clauses listed,
   by the graders and by the public check;
-- a submission that hard-codes the public cases' results earns nothing.
+- a submission that hard-codes the public cases' results earns nothing;
+- a degenerate student (``None``, a constant, zeros or noise of the right shape, its own argument,
+  raising for everything, validating and then returning zeros or raising) earns nothing, by the
+  graders and by the public check (:mod:`pe_course.degenerate`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import nbformat
 
 from .course import Course
 from .datafiles import DataFileError, data_files
+from .degenerate import degenerate_students
 from .diagnosis import InProcessCaller
 from .notebook import load_reference, strip_solution_markers
 from .public_checks import close_enough, from_data, run_public
@@ -175,6 +179,25 @@ def _students(
                 f"the graders charge {sorted(lost)}, the public check {sorted(seen)}"
             )
     for function in sorted(suite.checks):
+        for name, implementation in degenerate_students(reference[function]).items():
+            cell = _grade_in_process(suite, reference, function, implementation)
+            verdicts, _, _ = run_public(function, implementation, public)
+            earned = sum(v.points for v in verdicts)
+            report.rows.append(
+                (
+                    "degenerate student",
+                    f"{function}/{name}",
+                    f"{cell.score:g}/{cell.max_score:g}, public {earned:g}",
+                )
+            )
+            if cell.score > 0 or earned > 0:
+                kept = [c.clause for c in cell.clauses if c.passed] or [
+                    v.clause.id for v in verdicts if v.passed
+                ]
+                report.problems.append(
+                    f"degenerate {function}/{name} earns {cell.score:g} (public check {earned:g}): "
+                    f"{', '.join(kept)} kept without evidence"
+                )
         cell = _grade_in_process(suite, reference, function, hard_coder(function, public))
         report.rows.append(("hard-coded public cases", function, f"{cell.score:g}/{cell.max_score:g}"))
         if cell.score > 0:

@@ -45,7 +45,9 @@ from .charging import (
     Clause,
     ClauseVerdict,
     Failure,
+    Gate,
     Membership,
+    Pending,
     RaiseWatch,
     Step,
     clause_lines,
@@ -72,6 +74,13 @@ from .data import (
     outcome_to_data,
     to_data,
 )
+from .evidence import (
+    Answer,
+    first_real,
+    look_at,
+    numeric_parts,
+    same_result,
+)
 from .messages import (
     CheckFailed,
     Outcome,
@@ -95,7 +104,14 @@ from .runner import (
 )
 
 __all__ = [
+    "Answer",
     "BASE_CLAUSE",
+    "Gate",
+    "Pending",
+    "first_real",
+    "look_at",
+    "numeric_parts",
+    "same_result",
     "CheckFailed",
     "Clause",
     "ClauseVerdict",

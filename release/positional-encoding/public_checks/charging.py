@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .compare import close_enough
+from .evidence import UNREAL, Answer, look_at, same_result
 from .messages import CheckFailed, Outcome, untrusted
 
 BASE_CLAUSE = "K1"
@@ -37,6 +37,9 @@ class Failure:
     own: bool = True  # the input belongs to the clause's own class (K1: an ordinary input)
     origin: str = ""  # the clause of the input's class, when the failure was charged elsewhere
     must_raise: bool = False  # on an input the reference raises for (shown last for other clauses)
+    # charged elsewhere as the same mistake, but the answer on the input is not a real one (why):
+    # then ``origin`` cannot keep its points by it (see :mod:`.evidence`)
+    unreal: str = ""
 
 
 @dataclass
@@ -145,9 +148,13 @@ class RaiseWatch:
 def relation(
     outcome: Outcome, twin_outcome: Outcome, same_expected: bool, rtol: float = 1e-6, atol: float = 1e-8
 ) -> str:
-    """How a failing call relates to its failing twin, from the student's outcomes on both."""
+    """How a failing call relates to its failing twin, from the student's outcomes on both (any
+    numbers: two bool or complex results are compared as they are; results that are not numbers
+    cannot be, which is unclear like an error)."""
     if outcome.ok and twin_outcome.ok:
-        same = close_enough(outcome.value, twin_outcome.value, rtol, atol)
+        same = same_result(outcome.value, twin_outcome.value, rtol, atol)
+        if same is None:
+            return UNCLEAR
         return SAME_VALUES if same == same_expected else DIFFERENT
     return UNCLEAR
 
@@ -224,8 +231,23 @@ def why(steps: Iterable[Step], evidence: set[str] | None, base: str = BASE_CLAUS
     )
 
 
+@dataclass
+class Pending:
+    """A failure whose clause waits for the evidence (all checks run), with the student's answer on
+    its input, to look at again if the failure goes elsewhere as the same mistake."""
+
+    steps: list[Step]
+    exc: CheckFailed
+    check: str
+    size: int
+    answer: Answer | None = None
+
+
+MAX_LOOKS = 3  # answers looked at again per clause whose failures went elsewhere as the same mistake
+
+
 def settle(
-    pending: Iterable[tuple[list[Step], CheckFailed, str, int]],
+    pending: Iterable[Pending],
     evidence: set[str],
     base: str = BASE_CLAUSE,
     watch: RaiseWatch | None = None,
@@ -233,10 +255,15 @@ def settle(
     """The failures whose clause waited for the evidence, charged now (the graders and the public
     check alike), each message ending with why it went there. With ``watch``, a failure that would go
     to K1 but is the function raising its own check's error on a valid input goes to the raise clause
-    (see :class:`RaiseWatch`), and then K1 needs an ordinary input answered right."""
+    (see :class:`RaiseWatch`), and then K1 needs an ordinary input answered right. A failure charged
+    elsewhere as the same mistake because the results relate as the reference's do is looked at again
+    (the smallest first, :data:`MAX_LOOKS` per clause): when the answer there is not a real one,
+    ``Failure.unreal`` says why, and its input's clause cannot keep its points by it."""
     out: list[Failure] = []
     moved: list[Failure] = []
-    for steps, exc, check, size in pending:
+    looked: dict[str, int] = {}
+    for p in sorted(pending, key=lambda p: p.size):
+        steps, exc, check, size = p.steps, p.exc, p.check, p.size
         clause = resolve(steps, evidence, base)
         if clause == base and watch is not None and watch.raises and watch.own_check(exc):
             raise_clause, error = watch.raises[0], untrusted(watch.raises[1])
@@ -257,6 +284,12 @@ def settle(
         reason = why(steps, evidence, base)
         message = f"{str(exc).rstrip('.')}. {reason}" if reason else str(exc)
         origin = steps[0].clause if steps else base
+        unreal = ""
+        if origin != clause and steps[0].relation == SAME_VALUES and p.answer is not None:
+            looked[origin] = looked.get(origin, 0) + 1
+            if looked[origin] <= MAX_LOOKS:
+                verdict, problem = look_at(p.answer, strict=False)
+                unreal = problem if verdict == UNREAL else ""
         out.append(
             Failure(
                 clause,
@@ -269,6 +302,7 @@ def settle(
                 own=clause == origin,
                 origin=origin if origin != clause else "",
                 must_raise=exc.must_raise,
+                unreal=unreal,
             )
         )
     if moved and base not in evidence:
@@ -302,12 +336,33 @@ def _shown_first(f: Failure) -> tuple:
     return (not f.own, f.must_raise, f.size)
 
 
+@dataclass(frozen=True)
+class Gate:
+    """Whether the function gives a real answer anywhere (see :mod:`.evidence`): without one, no
+    clause earns its points."""
+
+    ok: bool
+    why: str = ""
+    input: str = ""
+
+
 def verdicts(
-    clauses: Iterable[Clause], failures: Iterable[Failure], unproven: Mapping[str, Failure] | None = None
+    clauses: Iterable[Clause],
+    failures: Iterable[Failure],
+    unproven: Mapping[str, Failure] | None = None,
+    *,
+    shown: set[str],
+    gate: Gate,
+    function: str = "",
 ) -> list[ClauseVerdict]:
     """One verdict per clause: the smallest failure charged to it (if any) and the checks that found it.
-    ``unproven``: clauses that still fail without a failure of their own (a form clause when no result
-    came back at all), with the failure to show."""
+
+    A clause with nothing charged to it still earns its points only by evidence: the function gives
+    a real answer somewhere (``gate``), and the clause is ``shown`` (an input of its own answered right,
+    or, for a form clause, a result of the promised form) or its inputs failed only as another
+    clause's mistake with real answers there. ``unproven``: the failure to show for a clause that is
+    not shown (a form clause when no result came back at all)."""
+    failures = list(failures)
     out = {c.id: ClauseVerdict(c) for c in clauses}
     for f in failures:
         v = out.get(f.clause)
@@ -317,9 +372,41 @@ def verdicts(
             v.checks.append(f.check)
         if v.failure is None or _shown_first(f) < _shown_first(v.failure):
             v.failure = f
-    for clause, f in (unproven or {}).items():
-        if clause in out and out[clause].failure is None:
-            out[clause].failure = f
+    first = ""
+    for cid, v in out.items():
+        if v.failure is not None:
+            continue
+        elsewhere = sorted((f for f in failures if f.origin == cid), key=lambda f: f.size)
+        unreal = [f for f in elsewhere if f.unreal]
+        if not gate.ok:
+            message = (
+                f"Belum ada bukti bahwa `{function}` menghitung hasilnya dari input: {gate.why}. Sebuah "
+                "ketentuan hanya mendapat poin bila kode Anda menunjukkan perilakunya."
+                if not first
+                else f"Belum ada bukti (alasannya di {first})."
+            )
+            first = first or cid
+            v.failure = Failure(cid, message, "", gate.input, own=False)
+        elif unreal:
+            f = unreal[0]
+            v.failure = Failure(
+                cid,
+                f"Input khusus ketentuan ini gagal ({f.input}) dengan kesalahan yang sama seperti di "
+                f"{f.clause}, tetapi hasil Anda di sana bukan jawaban nyata: {f.unreal}. Jadi ketentuan ini "
+                "belum dapat ditunjukkan.",
+                f.check,
+                f.input,
+                f.expected,
+                f.obtained,
+                f.size,
+                own=False,
+            )
+        elif cid not in shown and not elsewhere:
+            v.failure = (unproven or {}).get(cid) or Failure(
+                cid,
+                "Belum ada input ketentuan ini yang dijawab benar, jadi ketentuan ini belum dapat ditunjukkan.",
+                own=False,
+            )
     for f in failures:
         v = out.get(f.origin) if f.origin else None
         if v is not None and v.failure is None and (v.deferred is None or f.size < v.deferred.size):

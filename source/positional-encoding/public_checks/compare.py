@@ -28,30 +28,52 @@ def _is_real_scalar(value: Any) -> bool:
     return isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iuf"
 
 
-def _plain(value: Any, depth: int = 0) -> bool:
-    """Made of plain numbers only: exact ``int``/``float``/NumPy numbers, exact ``np.ndarray`` of numbers,
-    exact lists and tuples of those (no subclass, nothing with its own ``__eq__`` or ``__array__``)."""
+NUMERIC_KINDS = (
+    "biufc"  # bool, signed and unsigned integers, floats, complex: numbers as the checks read them
+)
+
+
+def plain_numbers(value: Any, depth: int = 0) -> bool:
+    """Made of plain numbers only: exact ``bool``/``int``/``float``/``complex``/NumPy numbers, exact
+    ``np.ndarray`` of numbers, exact lists and tuples of those (no subclass, nothing with its own
+    ``__eq__`` or ``__array__``)."""
     if depth > 8:
         return False
-    if type(value) in (int, float) or (isinstance(value, np.generic) and type(value).__module__ == "numpy"):
-        return np.asarray(value).dtype.kind in "iuf"
+    if type(value) in (bool, int, float, complex) or (
+        isinstance(value, np.generic) and type(value).__module__ == "numpy"
+    ):
+        return np.asarray(value).dtype.kind in NUMERIC_KINDS
     if type(value) is np.ndarray:
-        return value.dtype.kind in "iuf"
+        return value.dtype.kind in NUMERIC_KINDS
     if type(value) in (list, tuple):
-        return all(_plain(v, depth + 1) for v in value)
+        return all(plain_numbers(v, depth + 1) for v in value)
     return False
 
 
+def _complex_part(value: Any) -> bool:
+    """Holds a complex number whose imaginary part is not zero (not a real number)."""
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError):
+        return False
+    return arr.dtype.kind == "c" and bool(np.any(arr.imag != 0))
+
+
 def _numbers(value: Any) -> np.ndarray | None:
-    """``value`` as a float array, or None when it is not made of plain numbers (see :func:`_plain`)."""
-    if not _plain(value):
+    """``value`` as a float array, or None when it is not made of real numbers (see :func:`plain_numbers`):
+    ``True``/``False`` read as 1 and 0, a complex number as its real part when its imaginary part is 0."""
+    if not plain_numbers(value):
         return None
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError):
         return None
-    if arr.dtype.kind not in "iuf":
+    if arr.dtype.kind not in NUMERIC_KINDS:
         return None
+    if arr.dtype.kind == "c":
+        if np.any(arr.imag != 0):
+            return None
+        arr = arr.real
     return arr.astype(np.float64)
 
 
@@ -118,6 +140,11 @@ def assert_close(
         return
     expected_arr = np.asarray(expected, dtype=np.float64)
     actual_arr = _numbers(actual)
+    if actual_arr is None and plain_numbers(actual) and _complex_part(actual):
+        raise fail(
+            f"{subject} berisi bilangan kompleks{where}, padahal hasilnya bilangan real: kembalikan "
+            "bagian real dan imajinernya sebagai bilangan real (misalnya disusun kembali sebagai kolom)."
+        )
     if actual_arr is None:
         raise fail(f"{subject} harus berisi bilangan{where}, tetapi didapat {_kind(actual)}.")
     if actual_arr.shape != expected_arr.shape:
@@ -171,8 +198,14 @@ def same_values(a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-8) -> bool:
 
 
 def as_array(value: Any, shape: tuple, what: str) -> np.ndarray:
-    """``value`` as a float array of exactly ``shape`` (for properties that compute with it)."""
+    """``value`` as a float array of exactly ``shape`` (for properties that compute with it). A wrong
+    shape is a failure of kind "shape": charged to the function's form clause when that clause
+    promises the shape (one mistake, one clause), else to the property's own clause."""
     arr = _numbers(value)
+    if arr is None and plain_numbers(value) and _complex_part(value):
+        raise CheckFailed(
+            f"{what} berisi bilangan kompleks, padahal hasilnya bilangan real.", obtained=_kind(value)
+        )
     if arr is None:
         raise CheckFailed(
             f"{what} harus berisi bilangan, tetapi didapat {_kind(value)}.", obtained=_kind(value)
@@ -182,6 +215,7 @@ def as_array(value: Any, shape: tuple, what: str) -> np.ndarray:
             f"Bentuk {what} salah: diharapkan {tuple(shape)}, didapat {arr.shape}.",
             obtained=str(arr.shape),
             expected=str(tuple(shape)),
+            kind="shape",
         )
     return arr
 
@@ -221,6 +255,14 @@ def _compared(value: Any, expected: Any, form_shape: bool | None) -> Any:
     ):
         return value.reshape(())
     return value
+
+
+def _same_shaped_parts(value: Any, expected: Any) -> list[tuple[int, Any, Any]]:
+    """The parts of a result of several parts (a tuple, or a list in its place) whose shape is the
+    expected part's: what can still be compared when another part has the wrong shape."""
+    if not isinstance(expected, tuple) or type(value) not in (tuple, list) or len(value) != len(expected):
+        return []
+    return [(i, v, e) for i, (v, e) in enumerate(zip(value, expected, strict=True)) if _shape(v) == _shape(e)]
 
 
 def _passes(outcome: Outcome, expected: Outcome, rtol: float, atol: float, form_shape: bool | None) -> bool:
@@ -281,7 +323,23 @@ def _judge(fn, args, kwargs, outcome, expected, rtol, atol, what, form_shape) ->
                 )
             )
             if form_shape and _shape(outcome.value) != _shape(expected.value):
-                return failures  # the shape is the form clause's promise: values of another shape are not compared
+                parts = _same_shaped_parts(outcome.value, expected.value)
+                if (
+                    parts
+                ):  # the shape is the form clause's promise: only the parts of the right shape compared
+                    for i, part, expected_part in parts:
+                        try:
+                            assert_close(
+                                part,
+                                expected_part,
+                                f"{what or f'keluaran `{fn}`'} (elemen ke-{i})",
+                                rtol,
+                                atol,
+                                shown,
+                            )
+                        except CheckFailed as exc:
+                            failures.append(exc)
+                    return failures
     value = _compared(outcome.value, expected.value, form_shape)
     try:
         assert_close(value, expected.value, what or f"keluaran `{fn}`", rtol, atol, shown)

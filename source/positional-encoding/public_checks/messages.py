@@ -29,7 +29,7 @@ def brief(value: Any) -> str:
 
     Only plain values are formatted; anything else is named by its type (never its own ``repr``).
     """
-    if type(value) is np.ndarray and value.dtype.kind in "biuf":
+    if type(value) is np.ndarray and value.dtype.kind in "biufc":
         if value.size == 0:
             text = f"array berbentuk {value.shape}"
         elif value.ndim == 0:
@@ -42,6 +42,8 @@ def brief(value: Any) -> str:
         text = f"({inner}{',' if len(value) == 1 else ''})" if type(value) is tuple else f"[{inner}]"
     elif type(value) is float or isinstance(value, np.floating):
         text = number_text(float(value))
+    elif type(value) is complex or isinstance(value, np.complexfloating):
+        text = f"({number_text(complex(value).real)}{complex(value).imag:+.6g}j)"
     elif type(value) in (int, bool) or value is None or isinstance(value, np.integer):
         text = repr(value.item() if isinstance(value, np.generic) else value)
     else:
@@ -106,8 +108,8 @@ class CheckFailed(Exception):
     """A comparison or a stated property did not hold; the message is shown to the student.
 
     ``kind``: "value" (wrong values or shape), "form" (a result of another form than the form clause
-    promises) or "no-value" (the call raised, timed out, crashed, ...; ``call`` and ``outcome`` say
-    which). ``input``, ``expected`` and ``obtained`` are short texts kept apart for the record.
+    promises), "shape" (a property found a result of another shape) or "no-value" (the call raised,
+    timed out, crashed, ...; ``call`` and ``outcome`` say which). ``input``, ``expected`` and ``obtained`` are short texts kept apart for the record.
     """
 
     def __init__(

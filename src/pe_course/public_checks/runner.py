@@ -13,9 +13,10 @@ from .charging import (
     Clause,
     ClauseVerdict,
     Failure,
+    Gate,
     Membership,
+    Pending,
     RaiseWatch,
-    Step,
     evidence_for,
     settle,
     trace,
@@ -24,7 +25,8 @@ from .charging import (
 )
 from .compare import as_array, assert_close, judge
 from .data import from_data, outcome_from_data
-from .messages import CheckFailed, Outcome, call_outcome, no_value, plain
+from .evidence import Answer, first_real
+from .messages import CheckFailed, Outcome, call_outcome, no_value, plain, show_call
 
 # --------------------------------------------------------------------------------------------
 # The public check, in the student's kernel
@@ -50,7 +52,8 @@ class PublicChecker:
         self.watch = RaiseWatch(tuple(raises) if raises else None)
         self.failures: list[Failure] = []
         self.evidence: set[str] = set()
-        self.pending: list[tuple[list[Step], CheckFailed, str, int]] = []
+        self.pending: list[Pending] = []
+        self.answers: list[Answer] = []  # the cases' answers, where a value was expected and came back
         self.check = ""
 
     # -- what a property receives (the graders' Grader offers the same) --------------------------
@@ -104,14 +107,43 @@ class PublicChecker:
             return outcome, True
         return outcome, False
 
+    def _answer(self, case: Mapping[str, Any], outcome: Outcome, right: bool) -> Answer:
+        """The answer to a case, with its probe (shipped as data: the same input with other values,
+        where the reference's result differs) to look at it again."""
+        args = tuple(from_data(a) for a in case["args"])
+        kwargs = {k: from_data(v) for k, v in case.get("kwargs", {}).items()}
+        probe = None
+        if "probe" in case:
+            p_args = tuple(from_data(a) for a in case["probe"]["args"])
+            p_kwargs = {k: from_data(v) for k, v in case["probe"].get("kwargs", {}).items()}
+
+            def probe() -> tuple[Outcome, str]:
+                return call_outcome(self.func, p_args, p_kwargs), show_call(self.name, p_args, p_kwargs)
+
+        return Answer(
+            show_call(self.name, args, kwargs),
+            outcome,
+            outcome_from_data(case["expected"]).value,
+            right,
+            args,
+            kwargs,
+            probe,
+            lambda: call_outcome(self.func, args, kwargs),
+        )
+
     def run_case(self, case: Mapping[str, Any]) -> None:
         self.check = case.get("check", "")
         outcome, failures = self._evaluate(case)
         self.watch.saw(outcome, outcome_from_data(case["expected"]))
-        if not failures:
+        answer = None
+        if outcome.ok and "value" in case["expected"]:
+            answer = self._answer(case, outcome, not any(f.kind != "form" for f in failures))
+            self.answers.append(answer)
+        if not any(f.kind != "form" for f in failures):  # right values (a wrong form is the form clause's)
             self.evidence.update(
                 evidence_for(self._memberships(case), "raises" in case["expected"], self.base)
             )
+        if not failures:
             return
         size = len(json.dumps(case["args"]))
         for exc in failures:
@@ -128,7 +160,7 @@ class PublicChecker:
                     case.get("rtol", 1e-6),
                     case.get("atol", 1e-8),
                 )
-                self.pending.append((steps, exc, self.check, size))
+                self.pending.append(Pending(steps, exc, self.check, size, answer))
 
     def run_property(self, entry: Mapping[str, Any]) -> None:
         self.check = entry["check"]
@@ -136,7 +168,8 @@ class PublicChecker:
         try:
             prop(self, *(from_data(a) for a in entry["args"]))
         except CheckFailed as exc:  # its inputs are ordinary or of its own clause (tests/test_contracts.py)
-            self._charge(entry["clause"], exc, len(json.dumps(entry["args"])))
+            clause = self.form if exc.kind == "shape" and self.form and self.form_shape else entry["clause"]
+            self._charge(clause, exc, len(json.dumps(entry["args"])))
 
     def _charge(
         self, clause: str, exc: CheckFailed, size: int, check: str | None = None, own: bool = True
@@ -148,8 +181,14 @@ class PublicChecker:
     def verdicts(self) -> list[ClauseVerdict]:
         self.failures += settle(self.pending, self.evidence, self.base, self.watch)
         self.pending = []
+        found, why, where = first_real(self.answers, str(self.first_no_value or ""))
         return verdicts(
-            self.clauses, self.failures, unproven_form(self.form, self.form_seen, self.first_no_value)
+            self.clauses,
+            self.failures,
+            unproven_form(self.form, self.form_seen, self.first_no_value),
+            shown=self.evidence | ({self.form} if self.form and self.form_seen else set()),
+            gate=Gate(found, why, where),
+            function=self.name,
         )
 
 

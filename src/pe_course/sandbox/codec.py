@@ -18,7 +18,21 @@ import math
 # Bound when the worker starts, before student code runs: a submission that patches builtins or
 # numpy attributes (``builtins.isinstance = ...``, ``numpy.ndarray = ...``) cannot change how its
 # other functions' results are encoded here.
-from builtins import bool, dict, float, int, isinstance, len, list, repr, set, str, tuple, type  # noqa: UP029
+from builtins import (  # noqa: UP029
+    bool,
+    complex,
+    dict,
+    float,
+    int,
+    isinstance,
+    len,
+    list,
+    repr,
+    set,
+    str,
+    tuple,
+    type,
+)
 from typing import Any
 
 import numpy as np
@@ -26,8 +40,8 @@ import numpy as np
 _ndarray, _generic, _dtype, _frombuffer = np.ndarray, np.generic, np.dtype, np.frombuffer
 _dumps, _loads = json.dumps, json.loads
 
-# dtype kinds that may cross: bool, signed and unsigned integers, floats.
-ALLOWED_KINDS = frozenset("biuf")
+# dtype kinds that may cross: bool, signed and unsigned integers, floats, complex numbers.
+ALLOWED_KINDS = frozenset("biufc")
 MAX_ITEMS = 20_000_000
 MAX_DEPTH = 8
 
@@ -46,6 +60,8 @@ def encode(value: Any, _depth: int = 0) -> Any:
         return value
     if type(value) is float:
         return value if math.isfinite(value) else {"__float__": repr(value)}
+    if type(value) is complex:
+        return {"__complex__": [encode(value.real, _depth + 1), encode(value.imag, _depth + 1)]}
     if type(value) is _ndarray:
         return _encode_array(value)
     if isinstance(value, _generic) and type(value).__module__ == "numpy":
@@ -89,6 +105,14 @@ def decode_untrusted(data: Any, _depth: int = 0) -> Any:
             return tuple(decode_untrusted(v, _depth + 1) for v in data["__tuple__"])
         if set(data) == {"__float__"} and data["__float__"] in ("nan", "inf", "-inf"):
             return float(data["__float__"])
+        if (
+            set(data) == {"__complex__"}
+            and type(data["__complex__"]) is list
+            and len(data["__complex__"]) == 2
+        ):
+            real, imag = (decode_untrusted(v, _depth + 1) for v in data["__complex__"])
+            if type(real) is float and type(imag) is float:
+                return complex(real, imag)
         if set(data) == {"__ndarray__", "shape", "scalar", "data"}:
             return _decode_array(data)
     raise DecodeError("bentuk data tidak dikenal")
