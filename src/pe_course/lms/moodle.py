@@ -35,6 +35,8 @@ from .worksheet import NO, columns
 COMMENT = (
     "Nilai tugas {assignment}: {score} dari {maximum} poin. Umpan balik lengkap ada di berkas umpan balik."
 )
+# Moodle's strftimedatetime in English, which strtotime reads ("Saturday, 21 November 2026, 07:48 PM")
+ENGLISH_DATE = re.compile(r"^[A-Z][a-z]+day, \d{1,2} [A-Z][a-z]+ \d{4}, \d{1,2}:\d{2} [AP]M$")
 TEXT_COLUMNS = ("full name", "email address", "id number", "username", "nama lengkap", "alamat email")
 
 
@@ -101,6 +103,13 @@ def fill(table: Table, finals: dict[str, Final], identities: dict[str, Identity]
                 row[col.comments] = COMMENT.format(
                     assignment=assignment, score=number_text(value), maximum=number_text(top)
                 )
+    dates = [r[col.modified].strip() for r in table.rows[1:] if len(r) > col.modified]
+    if any(d not in ("", "-") and not ENGLISH_DATE.match(d) for d in dates):
+        notes.append(
+            f"'{header[col.modified]}' holds dates Moodle's upload cannot read (PHP strtotime reads English "
+            "only): it skips every row already graded in Moodle unless you tick 'Allow updating records "
+            "that have been modified more recently in Moodle'"
+        )
     if elsewhere:
         raise ExportError(
             f"not the worksheet of {assignment}: Moodle numbers participants per assignment and "
