@@ -72,11 +72,17 @@ def columns(table: Table) -> Columns:
     """Where each column Moodle's upload reads is, or one line saying why this is no worksheet."""
     header = table.header
     ident = participant_column(table)
-    if ident is None:
-        ident = _named(header, "identifier")
+    if ident is None:  # no participant yet (an empty class): by name, with the full name beside it
+        named = _named(header, "identifier")
+        if named is not None and _named(header, "fullname") == named + 1:
+            ident = named
     if ident is None or ident + 1 >= len(header):
         raise ExportError("not a Moodle grading worksheet (no column of 'Participant N' identifiers)")
     maximum = _named(header, "maximum")
+    if maximum is None and _named(header, "scale") is not None:
+        raise ExportError(
+            "the worksheet has no 'Maximum grade' column (graded with a scale?): points cannot be mapped"
+        )
     if maximum is None:  # by structure: the column after Grade holding one number for everyone
         for col in range(ident + 2, len(header)):
             values = {number_of(v) for v in _values(table, col)}
@@ -84,12 +90,7 @@ def columns(table: Table) -> Columns:
                 maximum = col
                 break
     if maximum is None:
-        scaled = _named(header, "scale") is not None
-        raise ExportError(
-            "the worksheet has no 'Maximum grade' column"
-            + (" (graded with a scale?)" if scaled else "")
-            + ": points cannot be mapped"
-        )
+        raise ExportError("the worksheet has no 'Maximum grade' column: points cannot be mapped")
     grade = maximum - 1  # gradingtable.php writes Maximum Grade right after Grade
     if any(number_of(v) is None for v in _values(table, grade) if v != "-"):
         raise ExportError(f"the worksheet's column {header[grade]!r} before the maximum holds non-grades")
