@@ -126,3 +126,27 @@ def test_moodle_refusals_another_assignment_and_another_lms(tmp_path):
     with pytest.raises(ExportError, match="taken in from a Moodle download, not Canvas"):
         export(course, "canvas", canvas_gradebook(tmp_path / "gb.csv"), out)
     assert _snapshot(out) == before
+
+
+def test_a_late_student_is_penalised_or_named_the_same_way_for_both_lmss(tmp_path):
+    from test_lms import FINALS
+
+    from pe_course.lms.grades import Final
+    from pe_course.lms.upload import _late_notes
+
+    canvas_ids = _plan(canvas_download(tmp_path / "c.zip", _content), [canvas_gradebook(tmp_path / "g.csv")])
+    moodle_ids = _plan(moodle_download(tmp_path / "m.zip", _content), [moodle_worksheet(tmp_path / "w.csv")])
+    unpenalised = {**FINALS, "2306002": Final("2306002", 19.5, FINALS["2306002"].max_score)}
+    for lms, identities in (("canvas", canvas_ids.identities), ("moodle", moodle_ids.identities)):
+        (line,) = _late_notes(lms, FINALS, identities, set())
+        assert line.startswith("2306002: late per ") and "late penalty of 2 point(s) applied" in line
+        (line,) = _late_notes(lms, unpenalised, identities, set())
+        assert "2306002: LATE per " in line and "sent WITHOUT a late penalty" in line
+    assert (
+        "(no submission time from the LMS)"
+        in _late_notes("canvas", unpenalised, canvas_ids.identities, set())[0]
+    )
+    assert "(nbgrader's penalty is 0)" in _late_notes("moodle", unpenalised, moodle_ids.identities, set())[0]
+    # a Moodle file's own Status names a student the intake did not mark late
+    (line,) = _late_notes("moodle", unpenalised, {}, {"2306002"})
+    assert "LATE per the Moodle file's Status" in line
