@@ -66,6 +66,10 @@ def _another_assignment(table) -> None:
         row[0] = f"Participant {int(row[0].split()[1]) + 400}"
 
 
+def _numbers_swapped(table) -> None:  # another assignment whose numbers happen to be this one's
+    table.rows[1][0], table.rows[2][0] = table.rows[2][0], table.rows[1][0]
+
+
 def _drop_first_student(table) -> None:
     del table.rows[2]
 
@@ -116,6 +120,9 @@ def test_moodle_refusals_another_assignment_and_another_lms(tmp_path):
         _edited(moodle_worksheet(tmp_path / "other.csv"), _another_assignment): "not the worksheet of "
         "positional-encoding: Moodle numbers participants per assignment and Ani Lestari (Participant 501) is "
         "Participant 101 in the download taken in (and 6 more)",
+        _edited(moodle_worksheet(tmp_path / "swap.csv"), _numbers_swapped): "not the worksheet of "
+        "positional-encoding: Moodle numbers participants per assignment and Ani Lestari (Participant 102) "
+        "(ID number 2306001) is 2306002 in the download taken in (and 1 more)",
         canvas_gradebook(tmp_path / "gb.csv"): "is a Canvas gradebook export, not a Moodle grading worksheet (--lms canvas?)",
     }  # fmt: skip
     for source, message in bad.items():

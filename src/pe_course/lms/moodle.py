@@ -60,8 +60,10 @@ def fill(table: Table, finals: dict[str, Final], identities: dict[str, Identity]
         participant = re.sub(r"\D", "", row[col.identifier])
         who = f"{row[col.fullname]} ({row[col.identifier]})"
         sid = by_participant.get(participant)
+        by_id = row[col.idnumber].strip() if col.idnumber is not None else ""
+        if sid is not None and by_id in finals and by_id != sid:  # the number is someone else's here
+            elsewhere.append(f"{who} (ID number {by_id}) is {sid} in the download taken in")
         if sid is None:
-            by_id = row[col.idnumber].strip() if col.idnumber is not None else ""
             sid = (
                 by_id
                 if by_id in finals
