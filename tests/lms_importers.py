@@ -7,7 +7,9 @@ rule, each rule with the importer file (and line or method) it comes from. Read 
   ``mod/assign/feedback/offline/locallib.php`` @04975560 ``process_import_grades`` (what it writes) and
   ``mod/assign/feedback/file/importziplib.php`` @0203d8f2 (feedback files in a zip).
 
-Line numbers are given where the file was read whole; elsewhere the method and the quoted code.
+Line numbers are given for importgradeslib.php (read whole at that commit) and as issue 31 cites
+them for gradebook_importer.rb; elsewhere the method and the quoted code (the canvas-lms and Moodle
+snapshots are too large to fetch here, so their line numbers could not be counted).
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ def _decimal(field_: str) -> str:
 
 
 def _no_change(new: str, current: str) -> bool:
-    # gradebook_importer.rb no_change_to_value? (the issue's lines 858–861): a blank equals only a blank
+    # gradebook_importer.rb no_change_to_value? (lines 858–861 as issue 31 cites them): a blank equals only a blank
     # or "-"; one blank and one score is a change (the upload then posts null:
     # process_gradebook_upload.js); scores compared at two decimals
     def no_score(v: str) -> bool:
@@ -248,13 +250,13 @@ def moodle_worksheet_import(
     for record in rows[1:]:
         if not any(c.strip() for c in record):
             continue
-        # importgradeslib.php:155 next(): substr(idstr, strlen(get_string('hiddenuser', 'assign')))
+        # importgradeslib.php:157 next(): substr(idstr, strlen(get_string('hiddenuser', 'assign')))
         pid = record[idx["recordid"]][len(s["hiddenuser"]) :].strip()
         user = assign.participants.get(pid)
-        if user is None:  # get_user_id_for_uniqueid / validusers (importgradeslib.php:156–157)
+        if user is None:  # get_user_id_for_uniqueid / validusers (importgradeslib.php:158–159)
             continue
         grade = _unformat_float(record[idx["grade"]], s["decsep"])
-        modified = _strtotime(record[idx["modified"]])  # importgradeslib.php:159
+        modified = _strtotime(record[idx["modified"]])  # importgradeslib.php:161
         # locallib.php process_import_grades: "Do not count the seconds when comparing modified dates"
         stale = user in assign.graded_at and assign.graded_at[user] > modified + 60
         if user in assign.grades and assign.grades[user] == grade:
@@ -271,7 +273,7 @@ def moodle_worksheet_import(
             assign.grades[user] = grades[user] = float(grade)  # type: ignore[arg-type]
             assign.graded_at[user] = now  # update_grade + notify_grade_modified
         # the feedback columns: written when not stale, whatever happened to the grade (locked too);
-        # importgradeslib.php:164 keeps a column only when !empty($details['index'])
+        # importgradeslib.php:165 keeps a column only when !empty($details['index'])
         if (ignoremodified or not stale) and idx["comments"] > 0:
             new = record[idx["comments"]]
             if new != assign.comments.get(user, ""):  # if ($newvalue != $oldvalue)
