@@ -1,8 +1,10 @@
 """Faithful models of what Canvas and Moodle do with the files ``pe-course export`` writes, rule by
 rule, each rule with the importer file (and line or method) it comes from. Read on 2026-12-04:
 
-- Canvas ``app/models/gradebook_importer.rb`` (Grades → Import) and ``app/models/abstract_assignment.rb``
-  @028f76bb (Re-Upload Submissions: ``generate_comments_from_files``, ``infer_comment_context_from_filename``);
+- Canvas ``app/models/gradebook_importer.rb`` (Grades → Import) and, for Re-Upload Submissions,
+  ``app/models/abstract_assignment.rb`` @028f76bb ``infer_comment_context_from_filename`` and
+  ``generate_comments_from_files`` (read in ``app/models/assignment.rb`` before it moved; issue 31
+  observed the same one-comment-per-student on current Canvas);
 - Moodle ``mod/assign/feedback/offline/importgradeslib.php`` @452e36fc (the worksheet reader),
   ``mod/assign/feedback/offline/locallib.php`` @04975560 ``process_import_grades`` (what it writes) and
   ``mod/assign/feedback/file/importziplib.php`` @0203d8f2 (feedback files in a zip).
