@@ -105,6 +105,8 @@ def fill(table: Table, finals: dict[str, Final], identities: dict[str, Identity]
                 row[col.comments] = COMMENT.format(
                     assignment=assignment, score=number_text(value), maximum=number_text(top)
                 )
+    if col.comments is None:
+        notes.append("no 'Feedback comments' column recognised in the worksheet: no comment written")
     dates = [r[col.modified].strip() for r in table.rows[1:] if len(r) > col.modified]
     if any(d not in ("", "-") and not ENGLISH_DATE.match(d) for d in dates):
         notes.append(
