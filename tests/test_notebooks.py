@@ -575,9 +575,23 @@ def test_output_pe_pos10(executed, reference, name, grade_id):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("name", "grade_id"), [("02_sinusoidal", "demo_rotation"), ("03_rotation", "demo_rotation_check")]
-)
+def test_output_rotation_check_without_the_matrix(executed):
+    """02 shows the rotation property by angles and lengths, without 03's rotation_matrix: for every start
+    p the angle of each pair grows by omega*k and its length stays 1."""
+    text = stdout(cell(executed_nb(executed, "02_sinusoidal"), "demo_rotation"))
+    for i, w in enumerate(CHAPTER_OMEGA_8[:2]):
+        assert f"pasangan kolom {2 * i}-{2 * i + 1} (omega={w:.4f}), k=2: omega*k = {2 * w:.4f}" in text
+    turns = re.findall(
+        r"sudut bertambah ([0-9.]+) \(selisih dari omega\*k = ([0-9.e+-]+)\), panjang ([0-9.]+) -> ([0-9.]+)",
+        text,
+    )
+    assert len(turns) == 8, text
+    assert all(float(d) < 1e-15 and a == b == "1.0000" for _, d, a, b in turns), turns
+    assert "M @" not in text and "M(" not in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "grade_id"), [("03_rotation", "demo_rotation_check")])
 def test_output_rotation_check(executed, name, grade_id):
     text = stdout(cell(executed_nb(executed, name), grade_id))
     for i, published in CHAPTER_ROTATION.items():

@@ -888,3 +888,151 @@ def test_graded_code_leak_check_can_fail(reference, helper):
     demo.source = LEAKY_HELPERS[helper] + "\n" + demo.source
     leaks = graded_code_leaks(nb, "01_embedding", reference)
     assert len(leaks) == 1 and "demo_lookup" in leaks[0], leaks
+
+
+# -- public_checks/ ships code too: the engine and the properties -----------------------------
+def shipped_functions(folder: Path) -> dict[str, object]:
+    """Every module-level function of every module shipped in ``folder`` (the engine and
+    properties.py), loaded from the shipped files as the package the notebooks import."""
+    import importlib
+    import importlib.util
+    import inspect
+    import sys
+
+    package = f"shipped_public_checks_{abs(hash(str(folder)))}"
+    spec = importlib.util.spec_from_file_location(
+        package, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    assert spec is not None and spec.loader is not None
+    sys.modules[package] = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(sys.modules[package])
+        modules = [sys.modules[package]]
+        modules += [importlib.import_module(f"{package}.{p.stem}") for p in sorted(folder.glob("[!_]*.py"))]
+        return {
+            f"{module.__name__.removeprefix(package + '.')}.{name}": fn
+            for module in modules
+            for name, fn in inspect.getmembers(module, inspect.isfunction)
+            if fn.__module__ == module.__name__
+        }
+    finally:
+        for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+            del sys.modules[name]
+
+
+def shipped_function_leaks(folder: Path, reference) -> list[str]:
+    """Shipped functions that, called on the probe inputs, give a graded function's result."""
+    import contextlib
+    import io
+
+    leaks = []
+    for name, fn in shipped_functions(folder).items():
+        for graded in FUNCTIONS:
+            with contextlib.redirect_stdout(io.StringIO()):
+                if all(_agrees(fn, reference[graded], probe()) for probe in PROBES[graded]):
+                    leaks.append(f"public_checks/{name} computes the graded {graded}")
+    return leaks
+
+
+def test_public_checks_hand_over_no_graded_function(reference):
+    """No function shipped in public_checks/, called on the probe inputs, gives a graded result."""
+    found = shipped_functions(RELEASE / "public_checks")
+    assert "properties.frequencies_geometric" in found and "runner.check_function" in found
+    leaks = shipped_function_leaks(RELEASE / "public_checks", reference)
+    assert leaks == [], "\n- ".join(["working code for a graded function in public_checks/:", *leaks])
+
+
+def test_public_checks_leak_check_can_fail(reference, tmp_path):
+    """A helper computing frequencies, added to a shipped engine module, is found."""
+    folder = tmp_path / "public_checks"
+    shutil.copytree(RELEASE / "public_checks", folder)
+    with (folder / "compare.py").open("a", encoding="utf-8") as out:
+        out.write("\n\n" + LEAKY_HELPERS["provided_from_02"])
+    leaks = shipped_function_leaks(folder, reference)
+    assert leaks == ["public_checks/compare._frequencies computes the graded frequencies"], leaks
+
+
+def public_property_runs(folder: Path) -> list[tuple[str, tuple]]:
+    """(property, arguments) of every property run of the public checks in ``folder``."""
+    import json
+
+    from pe_course.public_checks import from_data
+
+    return [
+        (entry["property"], tuple(from_data(a) for a in entry["args"]))
+        for name in NOTEBOOKS
+        for spec in json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))["functions"].values()
+        for entry in spec["properties"]
+    ]
+
+
+def test_public_properties_compute_no_answer(reference):
+    """Each shipped property, run on its public inputs with the reference in the student's place,
+    computes from its inputs alone nothing that gives away a graded answer (tests/shipped_properties.py)."""
+    from shipped_properties import property_leaks
+
+    folder = RELEASE / "public_checks"
+    source = (folder / "properties.py").read_text(encoding="utf-8")
+    runs = public_property_runs(folder)
+    defined = {
+        node.name
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")
+    }
+    assert {name for name, _ in runs} == defined, "every shipped property runs on public inputs"
+    leaks = property_leaks(source, runs, reference)
+    assert leaks == [], "\n- ".join(["a shipped property computes a graded answer:", *leaks])
+
+
+# What properties.py shipped before issue 29 (item 4), with the inputs its public checks gave them.
+_PE_8 = np.array(
+    [[np.sin(p * w), np.cos(p * w)] for p in range(20) for w in 10000.0 ** (-np.arange(0, 8, 2) / 8)]
+).reshape(20, 8)
+LEAKY_PROPERTIES = {
+    "frequencies_geometric": (
+        "def frequencies_geometric(c, d_model):\n"
+        "    omega = c.array(c.call('frequencies', d_model), (d_model // 2,), 'omega')\n"
+        "    c.close(omega[1:] / omega[:-1], np.full(d_model // 2 - 1, 10000.0 ** (-2.0 / d_model)), 'rasio')\n",
+        (10,),
+    ),
+    "pe_dot_depends_on_offset": (
+        "def pe_dot_depends_on_offset(c, length, d_model):\n"
+        "    pe = c.array(c.call('positional_encoding', length, d_model), (length, d_model), 'pe')\n"
+        "    p = np.arange(length)\n"
+        "    omega = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)\n"
+        "    c.close(pe @ pe.T, np.cos((p[:, None] - p[None, :])[..., None] * omega).sum(axis=-1), 'gram')\n",
+        (8, 6),
+    ),
+    "backward_sums_repeated_ids": (
+        "def backward_sums_repeated_ids(c, ids, grad_h, vocab_size, block_size):\n"
+        "    grad_tok, _ = c.call('embed_backward', ids, grad_h, vocab_size, block_size)\n"
+        "    for v in sorted(set(ids.tolist())):\n"
+        "        c.close(grad_tok[v], grad_h[ids == v].sum(axis=0), f'grad_tok[{v}]')\n",
+        (np.array([1, 1, 0, 1]), np.arange(8.0).reshape(4, 2), 2, 5),
+    ),
+    "offset_equals_pe_dot": (
+        "def offset_equals_pe_dot(c, pe, offsets):\n"
+        "    for k in offsets:\n"
+        "        value = c.call('offset_similarity', int(k), pe.shape[1])\n"
+        "        c.close(value, float(pe[0] @ pe[k]), 'PE(0)·PE(k)')\n",
+        (_PE_8, [1, 3]),
+    ),
+    "scores_constant_along_diagonals": (
+        "def scores_constant_along_diagonals(c, v, w, length):\n"
+        "    scores = c.call('rope_scores', np.tile(v, (length, 1)), np.tile(w, (length, 1)))\n"
+        "    c.close(scores[0, 0], float(v @ w), 'S[0, 0]')\n",
+        (np.array([1.0, 2.0, 0.5, -1.0]), np.array([0.5, 1.0, 1.0, 1.0]), 4),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAKY_PROPERTIES))
+def test_property_leak_check_can_fail(reference, name):
+    """The properties that once computed frequencies, the core of offset_similarity, grad_tok, a PE dot
+    product or a RoPE score are found (each replacing the shipped property of its name)."""
+    from shipped_properties import property_leaks
+
+    code, args = LEAKY_PROPERTIES[name]
+    source = (RELEASE / "public_checks" / "properties.py").read_text(encoding="utf-8") + "\n\n" + code
+    leaks = property_leaks(source, [(name, args)], reference)
+    assert leaks and all(leak.startswith(f"{name}: computes ") for leak in leaks), leaks

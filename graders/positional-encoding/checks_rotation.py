@@ -463,11 +463,15 @@ def scores_cases(g: Grader) -> None:
     title="Isi sama di semua posisi: skor konstan sepanjang diagonal dan S[0, 0] = q · k",
     public=(
         p.scores_constant_along_diagonals,
-        [(np.array([1.0, 2.0, 0.5, -1.0]), np.array([0.5, 1.0, 1.0, 1.0]), 4)],
+        [(np.array([1.0, 2.0, 0.5, -1.0]), np.array([0.5, 1.0, 1.0, 1.0]), 4, 2.0)],  # v · w = 2
     ),
 )
 def scores_toeplitz(g: Grader) -> None:
-    g.for_all(s.tiled_ordinary_inputs, 10, lambda ex: p.scores_constant_along_diagonals(g, *ex))
+    g.for_all(
+        s.tiled_ordinary_inputs,
+        10,
+        lambda ex: p.scores_constant_along_diagonals(g, *ex, float(ex[0] @ ex[1])),
+    )
 
 
 @check(

@@ -21,6 +21,18 @@ def _pe_table(length: int, d_model: int) -> np.ndarray:
     return table
 
 
+def _pe_dots(table: np.ndarray, offsets: list[int]) -> list[tuple[int, list[tuple[int, float]]]]:
+    """Per offset k, the pairs (p, PE(p)·PE(p + k)) of ``table`` at its first, a middle and its last
+    start p: the data of the public property (which itself computes no number of the answer)."""
+    length = len(table)
+    dots = []
+    for k in offsets:
+        starts = range(max(0, -k), min(length, length - k))
+        chosen = sorted({starts[0], starts[len(starts) // 2], starts[-1]})
+        dots.append((k, [(p, float(table[p] @ table[p + k])) for p in chosen]))
+    return dots
+
+
 # -- position_similarity (2 points) -----------------------------------------------------------
 def _squared_norms(pe) -> np.ndarray:
     pe = np.asarray(pe, dtype=np.float64)
@@ -203,10 +215,10 @@ def offset_base(g: Grader) -> None:
     "titik-pe",
     clause="K1",
     title="Sama dengan PE(p)·PE(p + k) dari tabel PE sinusoidal, untuk p berapa pun",
-    public=(p.offset_equals_pe_dot, [(_pe_table(20, 8), [1, 3, -2])]),
+    public=(p.offset_equals_pe_dot, [(8, _pe_dots(_pe_table(20, 8), [1, 3, -2]))]),
 )
 def offset_matches_dot(g: Grader) -> None:
-    p.offset_equals_pe_dot(g, g.ref("positional_encoding", 120, 16), [5, -7, 59])
+    p.offset_equals_pe_dot(g, 16, _pe_dots(g.ref("positional_encoding", 120, 16), [5, -7, 59]))
 
 
 @check(

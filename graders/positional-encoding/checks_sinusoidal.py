@@ -102,7 +102,7 @@ def frequencies_random_base(g: Grader) -> None:
     "frequencies",
     "deret-geometri",
     clause="K1",
-    title="omega_0 = 1 dan tiap frekuensi berikutnya dikali 10000^(-2/d_model)",
+    title="omega_0 = 1 dan frekuensi menurun sebagai deret geometri (rasio dua frekuensi berurutan sama)",
     public=(p.frequencies_geometric, [(10,)]),
 )
 def frequencies_sequence(g: Grader) -> None:
@@ -227,7 +227,7 @@ def pe_unit_pairs(g: Grader) -> None:
     "positional_encoding",
     "hanya-selisih-posisi",
     clause="K1",
-    title="PE(p)·PE(q) hanya bergantung pada p - q: matriks Gram = Σ_i cos(omega_i (p - q))",
+    title="PE(p)·PE(q) hanya bergantung pada p - q: matriks Gram PE·PEᵀ konstan sepanjang setiap diagonal",
     public=(p.pe_dot_depends_on_offset, [(8, 6)]),
 )
 def pe_relative(g: Grader) -> None:
