@@ -24,9 +24,12 @@ UPLOADS = {  # where each file goes, in the LMS's own words
 }
 
 
-def export(course, lms: str, source: Path, out: Path, column: str = "") -> tuple[list[Path], list[str]]:
+def export(
+    course, lms: str, source: Path, out: Path, column: str = "", only: set[str] | None = None
+) -> tuple[list[Path], list[str]]:
     """The LMS's grades file (from its own export ``source``), its class feedback zip and the
-    per-cell points CSV in ``out``; (files written, what the instructor must know)."""
+    per-cell points CSV in ``out``; (files written, what the instructor must know). With ``only`` (the
+    students a regrade changed) the grades file holds only their rows and the zip only their pages."""
     try:
         table = read_table(source)
     except (OSError, RosterError) as exc:
@@ -35,6 +38,8 @@ def export(course, lms: str, source: Path, out: Path, column: str = "") -> tuple
     with course.gradebook(must_exist=True) as gb:
         scores = finals(gb, course.assignment)
         cells = write_cell_points(gb, course.assignment, out / "cell-points.csv")
+    if only is not None:
+        return _changed_only(course, lms, table, scores, identities, out, column, only, cells)
     if lms == "canvas":
         filled, notes = canvas.fill(table, scores, identities, course.assignment, column)
         grades = write_table(filled, out / "canvas-grades-import.csv")
@@ -60,4 +65,43 @@ def export(course, lms: str, source: Path, out: Path, column: str = "") -> tuple
                 f"{sid}: late per {lms.capitalize()} ({identities[sid].time_source}); no time, so no "
                 f"nbgrader late penalty in the score sent: {lms.capitalize()}'s own late policy applies"
             )
+    return [grades, zipped, cells], notes
+
+
+UNWRITTEN = "\x00unwritten"  # marks the rows the fill did not write (students not among ``only``)
+
+
+def _changed_only(course, lms, table, scores, identities, out, column, only, cells):
+    """The grades file with only the rows of ``only`` (header and the LMS's own extra rows kept) and
+    the feedback zip with only their pages: one upload after a regrade."""
+    from .roster import Table, is_canvas_extra_row
+
+    header = table.header
+    if lms == "canvas":
+        col = canvas.assignment_column(header, course.assignment, column)
+    else:
+        col = header.index("Grade") if "Grade" in header else -1
+    if col < 0:
+        raise ExportError("the Moodle worksheet has no Grade column; download it again from Moodle")
+    marked = [list(table.rows[0])]
+    for row in table.rows[1:]:
+        row = list(row) + [""] * (len(header) - len(row))
+        if any(c.strip() for c in row) and not (lms == "canvas" and is_canvas_extra_row(row)):
+            row[col] = UNWRITTEN
+        marked.append(row)
+    chosen = {sid: final for sid, final in scores.items() if sid in only}
+    fill = canvas.fill if lms == "canvas" else moodle.fill
+    args = (column,) if lms == "canvas" else ()
+    filled, notes = fill(Table(marked, table.delimiter, table.bom, table.newline), chosen, identities,
+                         course.assignment, *args)  # fmt: skip
+    rows = [row for row in filled.rows if len(row) <= col or row[col] != UNWRITTEN]
+    notes = [n for n in notes if "no student of the gradebook" not in n]
+    name = "canvas-grades-import.csv" if lms == "canvas" else "moodle-grading-worksheet.csv"
+    grades = write_table(Table(rows, table.delimiter, table.bom, table.newline), out / f"changed-{name}")
+    zipped = out / f"changed-{lms}-feedback.zip"
+    who = {sid: i for sid, i in identities.items() if sid in only}
+    notes += (canvas if lms == "canvas" else moodle).feedback_zip(
+        course.feedback, course.assignment, who, zipped
+    )
+    notes.append(f"changed only: {len(only)} students ({', '.join(sorted(only))}); no other student's row")
     return [grades, zipped, cells], notes
