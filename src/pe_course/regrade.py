@@ -204,6 +204,8 @@ class Regrade:
                 report.first_graded.append(student)
                 continue
             change = compare_student(student, self.before[student], after[student])
+            if change.kept:
+                report.kept[student] = change.kept
             report.previous_versions = sorted({*report.previous_versions, *self.before[student].versions})
             if change.score_changed or change.clauses:
                 report.students.append(change)

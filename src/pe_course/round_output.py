@@ -143,7 +143,7 @@ def run_grading(
     (summary, feedback failures). With ``cluster`` (a Dask client) the tasks run on its workers."""
     with progress() as bars:
         bar = bars.add_task("Grading ", total=None, failed=0)
-        feedback_bar = bars.add_task("Feedback", total=None, failed=0, start=False)
+        feedback_bar = bars.add_task("Feedback", total=None, failed=0, start=False, visible=not dry_run)
 
         def on_event(kind, student, summary):
             if kind == "start":
