@@ -136,13 +136,9 @@ def grade_round(
                     feedback and not dry_run,
                 )
             )
-        # a student skipped as unchanged whose feedback is missing (the round that graded them was
-        # interrupted before it) gets it in this round
-        owed = [
-            s
-            for s in summary.skipped
-            if feedback and not dry_run and not (course.feedback / s / course.assignment).is_dir()
-        ]
+        # a student skipped as unchanged whose feedback is missing or out of date (the round that graded
+        # them was interrupted before it) gets it in this round
+        owed = [s for s in summary.skipped if feedback and not dry_run and pages_owed(course, s)]
         notify("start", str(len(tasks)), summary)
         notify("feedback-owed", str(len(owed)), summary)
         if tasks or owed:
@@ -219,6 +215,19 @@ def _run(
             with contextlib.suppress(Exception):
                 settle(writer, state, summary, notify)  # results already received are complete
         raise
+
+
+def pages_owed(course: Course, student: str) -> bool:
+    """A skipped student's pages are owed when missing, or older than their record (a regrade wrote what
+    changed into the record, and the round was interrupted before the pages were made again)."""
+    pages = course.feedback / student / course.assignment
+    if not pages.is_dir():
+        return True
+    for record in (course.autograded / student / course.assignment).glob("*.grading.json"):
+        page = pages / f"{record.name.removesuffix('.grading.json')}.html"
+        if page.is_file() and page.stat().st_mtime_ns < record.stat().st_mtime_ns:
+            return True
+    return False
 
 
 def _dry_run(

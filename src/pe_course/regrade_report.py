@@ -82,7 +82,9 @@ class RegradeReport:
     unchanged: list[str] = field(default_factory=list)
     first_graded: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
-    kept: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # every regraded student's manual scores
+    kept: dict[str, list[dict[str, Any]]] = field(
+        default_factory=dict
+    )  # every regraded student's manual scores
     before: list[float] = field(default_factory=list)  # the class's totals before the round
     after: list[float] = field(default_factory=list)  # and after it
 
@@ -133,7 +135,9 @@ class RegradeReport:
                 out.append(f"    kept: {what} {k['notebook']}/{k['cell']} = {k['manual']:g}")
         if self.unchanged:
             out.append(f"Unchanged ({len(self.unchanged)}): {', '.join(self.unchanged)}")
-        kept = [f"{s} {k['notebook']}/{k['cell']} = {k['manual']:g}" for s, ks in self.kept.items() for k in ks]
+        kept = [
+            f"{s} {k['notebook']}/{k['cell']} = {k['manual']:g}" for s, ks in self.kept.items() for k in ks
+        ]
         if kept:
             out.append(f"Manual scores kept ({len(kept)}): {'; '.join(kept)}")
         if self.before:

@@ -71,17 +71,17 @@ def export(
 UNWRITTEN = "\x00unwritten"  # marks the rows the fill did not write (students not among ``only``)
 
 
-def _changed_only(course, lms, table, scores, identities, out, column, only, cells):
-    """The grades file with only the rows of ``only`` (header and the LMS's own extra rows kept) and
-    the feedback zip with only their pages: one upload after a regrade."""
+def fill_changed(lms, table, scores, identities, assignment: str, column: str, only: set[str]):
+    """The LMS's grades file with only the rows of the students in ``only`` (the header and the LMS's own
+    extra rows, e.g. Canvas's Points Possible, kept), each filled as the full export fills it; (table, notes)."""
     from .roster import Table, is_canvas_extra_row
 
     header = table.header
     if lms == "canvas":
-        col = canvas.assignment_column(header, course.assignment, column)
+        col = canvas.assignment_column(header, assignment, column)
+    elif "Grade" in header:
+        col = header.index("Grade")
     else:
-        col = header.index("Grade") if "Grade" in header else -1
-    if col < 0:
         raise ExportError("the Moodle worksheet has no Grade column; download it again from Moodle")
     marked = [list(table.rows[0])]
     for row in table.rows[1:]:
@@ -90,18 +90,25 @@ def _changed_only(course, lms, table, scores, identities, out, column, only, cel
             row[col] = UNWRITTEN
         marked.append(row)
     chosen = {sid: final for sid, final in scores.items() if sid in only}
-    fill = canvas.fill if lms == "canvas" else moodle.fill
-    args = (column,) if lms == "canvas" else ()
-    filled, notes = fill(Table(marked, table.delimiter, table.bom, table.newline), chosen, identities,
-                         course.assignment, *args)  # fmt: skip
+    unfilled = Table(marked, table.delimiter, table.bom, table.newline)
+    if lms == "canvas":
+        filled, notes = canvas.fill(unfilled, chosen, identities, assignment, column)
+    else:
+        filled, notes = moodle.fill(unfilled, chosen, identities, assignment)
     rows = [row for row in filled.rows if len(row) <= col or row[col] != UNWRITTEN]
-    notes = [n for n in notes if "no student of the gradebook" not in n]
+    notes = [n for n in notes if "no student of the gradebook" not in n and "left as it is" not in n]
+    notes.append(f"changed only: {len(only)} students ({', '.join(sorted(only))}); no other student's row")
+    return Table(rows, table.delimiter, table.bom, table.newline), notes
+
+
+def _changed_only(course, lms, table, scores, identities, out, column, only, cells):
+    """The grades file and the feedback zip of the students in ``only``: one upload after a regrade."""
+    filled, notes = fill_changed(lms, table, scores, identities, course.assignment, column, only)
     name = "canvas-grades-import.csv" if lms == "canvas" else "moodle-grading-worksheet.csv"
-    grades = write_table(Table(rows, table.delimiter, table.bom, table.newline), out / f"changed-{name}")
+    grades = write_table(filled, out / f"changed-{name}")
     zipped = out / f"changed-{lms}-feedback.zip"
     who = {sid: i for sid, i in identities.items() if sid in only}
     notes += (canvas if lms == "canvas" else moodle).feedback_zip(
         course.feedback, course.assignment, who, zipped
     )
-    notes.append(f"changed only: {len(only)} students ({', '.join(sorted(only))}); no other student's row")
     return [grades, zipped, cells], notes
