@@ -105,7 +105,7 @@ def grade_round(
     state = GradeState(course, readonly=dry_run)
     graders = graders_fingerprint(course)
     groups.sweep_stale()  # what an earlier round killed with SIGKILL could not remove itself
-    regrade = Regrade(course, chosen, dry_run)
+    regrade = Regrade(course, dry_run)
     if dry_run:  # nothing inside the course directory, not even a scratch folder
         work_dir = Path(tempfile.mkdtemp(prefix="pe-course-dry-run-"))
     else:
@@ -123,6 +123,7 @@ def grade_round(
                 notify("skipped", student, summary)
                 continue
             staging = str(work_dir / student)
+            regrade.remember(student)  # what it was before, to compare with what it becomes
             root, assignment = str(course.root), course.assignment
             tasks.append(
                 GradeTask(

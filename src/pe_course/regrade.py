@@ -147,20 +147,22 @@ def records_in(folder: Path) -> dict[str, GradingRecord]:
 class Regrade:
     """Before and after of one grading round (see the module docstring)."""
 
-    def __init__(self, course: Course, students: list[str], dry_run: bool = False) -> None:
+    def __init__(self, course: Course, dry_run: bool = False) -> None:
         self.course = course
         self.dry_run = dry_run
         self.started = datetime.now(timezone.utc)
         self.version = course_graders_version(course)
         stamp = self.started.strftime("%Y%m%dT%H%M%S%fZ")
         self.folder = course.root / REGRADES / course.assignment / stamp
-        everyone = gradebook_cells(course)
-        self.class_before = {s: State(cells).total for s, cells in everyone.items()}
+        self.cells = gradebook_cells(course)
+        self.class_before = {s: State(cells).total for s, cells in self.cells.items()}
         self.before: dict[str, State] = {}
-        for student in students:
-            records = records_in(course.autograded / student / course.assignment)
-            if student in everyone or records:
-                self.before[student] = State(everyone.get(student, {}), records)
+
+    def remember(self, student: str) -> None:
+        """Read the state of a student about to be graded (their records are read only then)."""
+        records = records_in(self.course.autograded / student / self.course.assignment)
+        if student in self.cells or records:
+            self.before[student] = State(self.cells.get(student, {}), records)
 
     @property
     def previous(self) -> Path:
