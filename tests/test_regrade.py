@@ -109,6 +109,28 @@ def test_a_student_change_names_the_clause_input_verdicts_and_the_kept_manual_sc
     assert change.for_notebook("02_sinusoidal", report.date) is None
 
 
+def test_the_latest_regrade_is_every_round_of_the_latest_graders_version(tmp_path):
+    from pe_course.course import Course
+    from pe_course.regrade import history, latest_changed
+    from pe_course.regrade_report import StudentChange
+
+    course = Course(tmp_path, A)
+    assert latest_changed(course) is None
+    rounds = [
+        ("20261201T000000Z", "v1", "eko"),
+        ("20261202T000000Z", "v2", "budi"),
+        ("20261202T010000Z", "v2", "dewi"),
+    ]
+    for stamp, version, student in rounds:  # v2 interrupted after budi, then resumed
+        report = RegradeReport(A, stamp, version, students=[StudentChange(student, 1.0, 2.0)])
+        folder = tmp_path / "regrades" / A / stamp
+        folder.mkdir(parents=True)
+        (folder / "regrade.json").write_text(json.dumps(report.to_dict()))
+    (tmp_path / "regrades" / A / "20261203T000000Z").mkdir()  # a round that wrote no report: not one
+    assert [r.graders_version for r in history(course)] == ["v1", "v2", "v2"]
+    assert latest_changed(course) == ["budi", "dewi"]
+
+
 def test_a_replaced_folder_keeps_its_records_and_is_never_half_of_each(tmp_path):
     parent, keep = tmp_path / "autograded" / "budi", tmp_path / "previous" / "budi"
     (parent / A).mkdir(parents=True)
@@ -257,6 +279,9 @@ def test_a_regrade_lists_exactly_whose_score_changed_and_a_dry_run_writes_nothin
     assert (clause["function"], clause["clause"], clause["input"]) == ("one_hot", "K3", "one_hot([], 4)")
     assert (changed[0]["new_score"] - changed[0]["old_score"]) == pytest.approx(0.25)
     assert sorted(s for r in reports for s in r["unchanged"]) == ["ani", "citra"]
+    from pe_course.regrade import latest_changed
+
+    assert latest_changed(course_copy.course) == ["budi"], "what export --changed-only sends"
     assert {k["manual"] for r in reports for k in r["kept"].get("ani", [])} == {1.5}
     assert course_copy.scores()[("ani", "01_embedding", "answer_untrained_positions")] == 1.5
     kept = sorted((root / "regrades" / A).glob("*/previous/*/01_embedding.grading.json"))

@@ -345,6 +345,10 @@ def history(course: Course) -> list[RegradeReport]:
 
 
 def latest_changed(course: Course) -> list[str] | None:
-    """The students the latest regrade changed (None when there was none)."""
+    """The students the latest regrade changed (None when there was none): every round with the latest
+    graders' version, so a regrade interrupted and then resumed counts as one."""
     found = history(course)
-    return [s.student for s in found[-1].students] if found else None
+    if not found:
+        return None
+    latest = found[-1].graders_version
+    return sorted({s.student for r in found if r.graders_version == latest for s in r.students})
