@@ -59,13 +59,13 @@ class RegradeNotice(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         info = resources.get("nbgrader", {})
         coursedir = CourseDirectory(config=self.config)
-        folder = Path(
-            coursedir.format_path(coursedir.autograded_directory, info["student"], info["assignment"])
-        )
         try:
-            record = GradingRecord.read(folder / f"{info['notebook']}.grading.json")
+            folder = coursedir.format_path(
+                coursedir.autograded_directory, info["student"], info["assignment"]
+            )
+            record = GradingRecord.read(Path(folder) / f"{info['notebook']}.grading.json")
         except (OSError, ValueError, KeyError):
-            return nb, resources
+            return nb, resources  # no record (e.g. a notebook nbgrader alone graded): no notice
         if record.regrade:
             cell = nbformat.v4.new_markdown_cell(notice_markdown(record.regrade))
             cell.metadata["pe_course"] = {"regrade_notice": True}
