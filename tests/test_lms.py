@@ -176,45 +176,43 @@ def _canvas_import_rows(path):
 
 
 @pytest.mark.parametrize(("delimiter", "bom"), [(",", False), (";", True)])
-def test_canvas_grades_file_fills_only_this_assignment(tmp_path, delimiter, bom):
+def test_canvas_grades_file_holds_only_this_assignment_and_final_scores(tmp_path, delimiter, bom):
     source = canvas_gradebook(tmp_path / "export.csv", delimiter, bom)
     archive = canvas_download(tmp_path / "canvas.zip", _content)
     identities = _plan(archive, [source]).identities
-    filled, notes = canvas.fill(read_table(source), FINALS, identities, "positional-encoding")
-    out = write_table(filled, tmp_path / "import.csv")
+    filled = canvas.fill(read_table(source), FINALS, identities, "positional-encoding")
+    out = write_table(filled.table, tmp_path / "import.csv")
     assert out.read_bytes().startswith(b"\xef\xbb\xbf") == bom
     header, points, students = _canvas_import_rows(out)
-    col = header.index(CANVAS_COLUMN)
-    _, points_before, before = _canvas_import_rows(source)
-    assert points == points_before  # the points row kept as exported
-    scores = {r[2]: r[col] for r in students}
-    assert scores == {
+    assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", CANVAS_COLUMN]
+    before_header, points_before, before = _canvas_import_rows(source)
+    assert points == [[c for c, h in zip(points_before[0], before_header, strict=True) if h in header]]
+    scores = {r[2]: r[-1] for r in students}
+    assert scores == {  # no blank cell: Siti (not final), Hadi (not in the gradebook), Test Student left out
         "2306001": f"{TOTAL_POINTS:g}",
         "2306002": "17.5",
-        "2306003": "",
         "2306004": "20",
         "2306005": "30.25",
         "2306006": "10",
         "2306007": "0",
-        ABSENT.npm: "",
-        "": "",
     }
-    for old, new in zip(before, students, strict=True):  # every other cell as Canvas wrote it
-        assert [c for i, c in enumerate(old) if i != col] == [c for i, c in enumerate(new) if i != col]
+    kept = {r[2]: r[:-1] for r in before}
+    for row in students:  # the identity cells as Canvas wrote them
+        assert row[:-1] == kept[row[2]][:5]
     assert '="=Prasetyo, Eko"' in [r[0] for r in students]  # Canvas's own quoting: text, never a formula
     assert "Yılmaz, Çağla".encode() in out.read_bytes()
-    text = "\n".join(notes)
-    assert "Nur'aini, Siti (2306003): left empty: 1 written answer(s) not graded yet" in text
-    assert "Wijaya, Hadi (Canvas ID 1008): no student of the gradebook" in text
-    assert "ghost: in the gradebook, not in the Canvas export" in text
-    assert "Test Student (Student View): left as it is" in text
+    text = "\n".join(filled.notes)
+    assert "Nur'aini, Siti (2306003): left out, Canvas keeps its grade (none): 1 written answer(s)" in text
+    assert "Wijaya, Hadi (Canvas ID 1008): not in nbgrader's gradebook: left out" in text
+    assert "Test Student (Student View): left out" in text
+    assert filled.matched == set(FINALS) - {"ghost"}
 
 
 def test_canvas_grades_need_the_column_and_the_points_row(tmp_path):
     source = canvas_gradebook(tmp_path / "export.csv")
     with pytest.raises(ValueError, match="no assignment column .* Positional Encoding \\(4321\\)"):
         canvas.fill(read_table(source), FINALS, {}, "tugas-lain")
-    filled, _ = canvas.fill(read_table(source), FINALS, {}, "tugas-lain", column="4321")
+    filled = canvas.fill(read_table(source), FINALS, {}, "tugas-lain", column="4321").table
     by_sis_id = {r[2]: r[5] for r in filled.rows[2:]}  # by SIS User ID, no identities
     assert by_sis_id["2306001"] == f"{TOTAL_POINTS:g}"
     table = read_table(source)
@@ -228,8 +226,8 @@ def test_moodle_worksheet_filled_as_its_upload_reads_it(tmp_path):
     raw = source.read_text(encoding="utf-8-sig").replace("Eko Prasetyo", "=Eko Prasetyo")
     source.write_text(raw, encoding="utf-8-sig")
     identities = _plan(moodle_download(tmp_path / "m.zip", _content, 4), [source]).identities
-    filled, notes = moodle.fill(read_table(source), FINALS, identities, "positional-encoding")
-    out = write_table(filled, tmp_path / "filled.csv")
+    filled = moodle.fill(read_table(source), FINALS, identities, "positional-encoding")
+    out = write_table(filled.table, tmp_path / "filled.csv")
     # assignfeedback_offline_grade_importer: columns by exact name, user from "Participant N"
     rows = list(csv.DictReader(io.StringIO(out.read_bytes().decode("utf-8-sig"), newline="")))
     got = {r["Identifier"][len("Participant ") :]: r for r in rows}
@@ -250,9 +248,11 @@ def test_moodle_worksheet_filled_as_its_upload_reads_it(tmp_path):
     assert got["103"]["Feedback comments"] == ""
     assert got["104"]["Full name"] == "'=Eko Prasetyo"  # never a formula in a spreadsheet
     assert got["102"]["Full name"] == "Çağla Yılmaz" and got["101"]["Last modified (grade)"] == "-"
-    text = "\n".join(notes)
-    assert "Siti Nur'aini (Participant 103) = 2306003: left empty: 1 written answer(s)" in text
-    assert "Hadi Wijaya (Participant 108): no student of the gradebook; left empty" in text
+    text = "\n".join(filled.notes)
+    assert (
+        "Siti Nur'aini (Participant 103) = 2306003: grade left as downloaded (Moodle keeps its own)" in text
+    )
+    assert "Hadi Wijaya (Participant 108): not in nbgrader's gradebook: left as downloaded" in text
 
 
 def _pages(tmp_path, students):
@@ -315,7 +315,9 @@ def test_bad_inputs_are_one_clear_line(tmp_path):
         moodle.fill(read_table(canvas_gradebook(tmp_path / "gb.csv")), FINALS, {}, "positional-encoding")
     worksheet = read_table(moodle_worksheet(tmp_path / "scale.csv"))
     worksheet.rows[0][6] = "Scale"
-    with pytest.raises(ExportError, match="no 'Maximum grade' column"):
+    for row in worksheet.rows[1:]:  # a scale's items, as Moodle writes them in that column
+        row[6] = "Kurang, Cukup, Baik"
+    with pytest.raises(ExportError, match="no 'Maximum grade' column .graded with a scale"):
         moodle.fill(worksheet, FINALS, {}, "positional-encoding")
     with pytest.raises(ExportError, match="not a Canvas gradebook export"):
         canvas.fill(read_table(moodle_worksheet(tmp_path / "w.csv")), FINALS, {}, "positional-encoding")
@@ -341,7 +343,7 @@ def test_older_canvas_names_and_indonesian_moodle_dates(tmp_path):
 
 def test_export_on_a_real_gradebook_without_an_intake_names_what_it_cannot_send(tmp_path):
     """Students known to nbgrader's (SQLite) gradebook but never taken in from this LMS, one of them
-    without a submission: blank grades with the reason, and nobody silently missing from the zip."""
+    without a submission: left out of the import with the reason, and nobody silently missing from the zip."""
     from nbgrader.api import Gradebook
 
     from pe_course.course import Course
@@ -358,7 +360,9 @@ def test_export_on_a_real_gradebook_without_an_intake_names_what_it_cannot_send(
     assert zipfile.ZipFile(files[1]).namelist() == []
     text = "\n".join(notes)
     for sid, name in (("2306001", "Lestari, Ani"), ("2306008", "Wijaya, Hadi")):
-        assert f"{name} ({sid}): left empty: no submission in the gradebook" in text
+        assert (
+            f"{name} ({sid}): left out, Canvas keeps its grade (none): no submission in the gradebook" in text
+        )
         assert f"{sid}: no canvas identity from an intake" in text
     assert files[2].read_text(encoding="utf-8").splitlines() == [
         "student_id,notebook,cell,kind,score,max_score,needs_manual_grade"
@@ -409,7 +413,15 @@ def test_canvas_export_with_last_and_first_name_columns(tmp_path):
     assert kind == "canvas" and {p.name for p in people} >= {"Yılmaz, Çağla", "Nur'aini, Siti"}
     identities = _plan(canvas_download(tmp_path / "c.zip", _content), [source]).identities
     assert set(identities) == NPMS
-    filled, _ = canvas.fill(read_table(source), FINALS, identities, "positional-encoding")
-    col = header.index(CANVAS_COLUMN)
-    assert {r[3]: r[col] for r in filled.rows[2:]}["2306002"] == "17.5"
-    assert filled.rows[1][0] == "    Points Possible" and filled.rows[1][col] == f"{TOTAL_POINTS:.2f}"
+    filled = canvas.fill(read_table(source), FINALS, identities, "positional-encoding").table
+    assert filled.header == [
+        "LastName",
+        "FirstName",
+        "ID",
+        "SIS User ID",
+        "SIS Login ID",
+        "Section",
+        CANVAS_COLUMN,
+    ]
+    assert {r[3]: r[-1] for r in filled.rows[2:]}["2306002"] == "17.5"
+    assert filled.rows[1][0] == "    Points Possible" and filled.rows[1][-1] == f"{TOTAL_POINTS:.2f}"

@@ -79,13 +79,15 @@ def test_canvas_round_ends_with_a_gradebook_import_and_a_comments_zip(course_cop
     finals = _final_of(course_copy)
     for sid, score in finals.items():
         assert float(scores[sid]) == round(score, 2), (sid, scores)
-    assert (
-        scores["2306006"] == ""
-        and "Nugroho, Fajar (2306006): left empty: " in out
+    assert (  # never a blank cell: Canvas would clear the grade it holds
+        "2306006" not in scores
+        and "Nugroho, Fajar (2306006): left out, Canvas keeps its grade" in out
         and "written answer(s) not graded yet" in out
     )
-    assert "Wijaya, Hadi (Canvas ID 1008): no student of the gradebook; left empty" in out
-    assert "2306002: late per Canvas" in out and "Canvas's own late policy applies" in out
+    assert all(v.strip() for v in scores.values())
+    assert "Wijaya, Hadi (Canvas ID 1008): not in nbgrader's gradebook: left out" in out
+    assert "2306002: LATE per Canvas's _LATE flag" in out and "sent WITHOUT a late penalty" in out
+    assert "Upload to Canvas: Grades → Import" in out and "Re-Upload Submissions" in out
     from pe_course.report.collect import collect
 
     late = {i.student: i.detail for i in collect(course_copy.course).issues if i.kind == "late"}
@@ -122,7 +124,10 @@ def test_moodle_round_ends_with_the_worksheet_and_a_feedback_zip_after_the_late_
     assert float(rows["Participant 101"]["Grade"]) == round(finals["2306001"], 2)
     assert float(rows["Participant 102"]["Grade"]) == round(finals["2306002"], 2)
     assert rows["Participant 106"]["Grade"] == "" and rows["Participant 108"]["Grade"] == ""
-    assert "Fajar Nugroho (Participant 106) = 2306006: left empty" in proc.stdout
+    assert "Fajar Nugroho (Participant 106) = 2306006: grade left as downloaded" in proc.stdout
+    penalty_line = "2306002: late per Moodle grading worksheet"
+    assert penalty_line in proc.stdout and "nbgrader's late penalty of" in proc.stdout
+    assert proc.stdout.index("Upload grading worksheet") < proc.stdout.index("Upload multiple feedback files")
     folders = {n.split("/")[0] for n in zipfile.ZipFile(folder / "moodle-feedback.zip").namelist()}
     assert {f.split("_", 4)[1] for f in folders} == {"101", "102", "106"}
     assert "Çağla Yılmaz_102_assignsubmission_file" in folders

@@ -13,16 +13,15 @@ import hashlib
 import io
 import json
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
 from conftest import pe_course, reference_nb, with_code
-from lms_fixtures import canvas_download, canvas_gradebook, moodle_download, moodle_worksheet
-from test_lms import FINALS, _canvas_import_rows, _content, _plan
+from lms_fixtures import canvas_gradebook, moodle_worksheet
+from test_lms import _canvas_import_rows
 
-from pe_course.lms import canvas, moodle
-from pe_course.lms.roster import read_table, write_table
-from pe_course.lms.upload import fill_changed
+from pe_course.lms.upload import export
 from pe_course.record import CellResult, ClauseResult, GradingRecord
 from pe_course.regrade import Cell, State, compare_student, graders_version
 from pe_course.regrade_notice import notice_markdown
@@ -165,36 +164,44 @@ def test_the_graders_version_follows_graders_and_release_not_where_they_are(tmp_
 
 
 @pytest.mark.parametrize("lms", ["canvas", "moodle"])
-def test_the_changed_only_grades_file_holds_their_rows_as_the_full_export_fills_them(tmp_path, lms):
-    if lms == "canvas":
-        source = canvas_gradebook(tmp_path / "export.csv")
-        identities = _plan(canvas_download(tmp_path / "c.zip", _content), [source]).identities
-        full, _ = canvas.fill(read_table(source), FINALS, identities, A)
-    else:
-        source = moodle_worksheet(tmp_path / "worksheet.csv", bom=True)
-        identities = _plan(moodle_download(tmp_path / "m.zip", _content, 4), [source]).identities
-        full, _ = moodle.fill(read_table(source), FINALS, identities, A)
-    only = {"2306002", "2306005"}
-    changed, notes = fill_changed(lms, read_table(source), FINALS, identities, A, "", only)
-    full_path, changed_path = (
-        write_table(full, tmp_path / "full.csv"),
-        write_table(changed, tmp_path / "ch.csv"),
-    )
+def test_the_changed_only_export_sends_their_grades_and_pages_as_the_full_export_does(tmp_path, lms):
+    import warnings
+
+    from lms_fixtures import CLASS
+    from sqlalchemy.exc import SAWarning
+    from test_lms_refusals import _course
+
+    course = _course(tmp_path, lms)
+    with warnings.catch_warnings(), course.gradebook() as gb:
+        warnings.simplefilter("ignore", SAWarning)  # nbgrader's own API
+        for s in CLASS:
+            gb.add_submission(A, s.npm)
+    for s in CLASS:
+        (course.feedback / s.npm / A).mkdir(parents=True)
+        (course.feedback / s.npm / A / "01_embedding.html").write_text(f"<p>{s.npm}</p>")
+    source = (canvas_gradebook if lms == "canvas" else moodle_worksheet)(tmp_path / "export.csv")
+    full, _ = export(course, lms, source, tmp_path / "full")
+    only = {CLASS[0].npm, CLASS[3].npm}
+    changed, notes = export(course, lms, source, tmp_path / "changed", only=only)
+    assert f"changed only: 2 student(s) the latest regrade changed ({', '.join(sorted(only))})" in notes
+    assert not [n for n in notes if "not in nbgrader's gradebook" in n], "the others are no mistake here"
     if lms == "canvas":  # read as Canvas's importer reads it: header, points row, student rows
-        header, points, students = _canvas_import_rows(changed_path)
-        full_header, full_points, full_students = _canvas_import_rows(full_path)
-        assert (header, points) == (full_header, full_points)
-        assert sorted(r[2] for r in students) == sorted(only)  # SIS User ID
-        assert all(r in full_students for r in students), "each row as the full export writes it"
-    else:  # read as Moodle's offline grading worksheet importer reads it: columns by name
+        header, points, students = _canvas_import_rows(changed[0])
+        assert (header, points) == _canvas_import_rows(full[0])[:2]
+        assert sorted(r[2] for r in students) == sorted(only)  # SIS User ID: only theirs
+        assert all(r in _canvas_import_rows(full[0])[2] for r in students), "as the full export writes them"
+    else:  # read as Moodle's worksheet importer reads it: columns by name; the others as downloaded
 
-        def rows(path: Path) -> list[dict[str, str]]:
-            return list(csv.DictReader(io.StringIO(path.read_bytes().decode("utf-8-sig"), newline="")))
+        def rows(path: Path) -> dict[str, dict[str, str]]:
+            text = path.read_bytes().decode("utf-8-sig")
+            return {r["ID number"]: r for r in csv.DictReader(io.StringIO(text, newline=""))}
 
-        got, every = rows(changed_path), rows(full_path)
-        assert [r["Identifier"] for r in got] == ["Participant 102", "Participant 105"]
-        assert all(r in every for r in got) and list(got[0]) == list(every[0])
-    assert notes[-1].startswith("changed only: 2 students (2306002, 2306005)")
+        got, every, downloaded = rows(changed[0]), rows(full[0]), rows(source)
+        assert all(got[sid] == every[sid] for sid in only)
+        assert all(got[sid] == downloaded[sid] for sid in set(got) - only)
+    with zipfile.ZipFile(changed[1]) as zf, zipfile.ZipFile(full[1]) as whole:
+        assert len(whole.namelist()) == len(CLASS) and len(zf.namelist()) == 2
+        assert set(zf.namelist()) <= set(whole.namelist())
 
 
 # -- slow: the acceptance, on a real class, graders changed in the course copy ------------------------

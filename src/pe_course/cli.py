@@ -261,7 +261,7 @@ def cmd_report(args) -> int:
 def cmd_export(args) -> int:
     """Grades and feedback back to an LMS: one grades file and one feedback zip to upload."""
     from .lms.grades import ExportError
-    from .lms.upload import SOURCE_HELP, UPLOADS, export
+    from .lms.upload import SOURCE_HELP, export, upload_lines
 
     course = _course(args)
     if not _assignment_ready(course):
@@ -280,19 +280,18 @@ def cmd_export(args) -> int:
             console.print("[red]Nothing exported[/]: no regrade changed any student (see pe-course report).")
             return 2
         only = set(changed)
+        out = out if args.out else out / "changed"  # the full export stays as it was
     try:
-        files, notes = export(course, args.lms, source, out, args.column or "", only)
+        files, notes = export(course, args.lms, source, out, args.column or "", args.allow_missing, only)
     except (ExportError, FileNotFoundError) as exc:
         console.print(f"[red]Nothing exported[/]: {escape(str(exc))}", soft_wrap=True)
         return 2
     for note in notes:
         console.print(f"  - {escape(note)}", soft_wrap=True)
-    grades, zipped, cells = (
-        f.relative_to(course.root) if f.is_relative_to(course.root) else f for f in files
-    )
-    console.print(f"Upload to {args.lms.capitalize()}: {grades} ({UPLOADS[args.lms][0]})", soft_wrap=True)
-    console.print(f"Upload to {args.lms.capitalize()}: {zipped} ({UPLOADS[args.lms][1]})", soft_wrap=True)
-    console.print(f"Points of every graded cell, for your own analysis: {cells}", soft_wrap=True)
+    shown = [f.relative_to(course.root) if f.is_relative_to(course.root) else f for f in files]
+    for line in upload_lines(args.lms, shown):
+        console.print(escape(line), soft_wrap=True)
+    console.print(f"Points of every graded cell, for your own analysis: {shown[2]}", soft_wrap=True)
     return 0
 
 
@@ -386,6 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--column", help="Canvas: the assignment's column (header, title or id) if not found by name"
     )
     p.add_argument("--out", help="output directory (default: exports/<assignment>)")
+    p.add_argument("--allow-missing", action="store_true", help="send the others when students are missing")
     p.add_argument(
         "--changed-only",
         action="store_true",

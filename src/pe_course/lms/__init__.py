@@ -5,6 +5,7 @@ files its uploads accept.
   exports read (and written back) as the LMS's importers read them; :mod:`.collect`: the intake's
   decisions for a whole download; :mod:`.identities`: the LMS ids kept for the way back;
 - :mod:`.grades`: each student's final score and the per-cell points from nbgrader's gradebook;
-  :mod:`.canvas` and :mod:`.moodle`: the grades file and the class feedback zip for each LMS;
-  :mod:`.upload`: both written for ``pe-course export``.
+  :mod:`.canvas` and :mod:`.moodle`: the grades file and the class feedback zip for each LMS
+  (:mod:`.worksheet`: which export a file is, and a Moodle worksheet's columns in any language);
+  :mod:`.upload`: both written for ``pe-course export``, after refusing what belongs elsewhere.
 """

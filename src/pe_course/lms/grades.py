@@ -11,10 +11,23 @@ from pathlib import Path
 from nbgrader.api import MissingEntry
 
 from ..export import _cell, pending_manual_grades
+from .roster import Table
 
 
 class ExportError(ValueError):
     """The export cannot be built safely (message: one line)."""
+
+
+@dataclass
+class Filled:
+    """An LMS's grades file filled in memory, before anything is written: the rows to write, what the
+    instructor must know, the gradebook students found in it (by student id) and those the file
+    itself marks late (Moodle's Status)."""
+
+    table: Table
+    notes: list[str]
+    matched: set[str]
+    late: set[str]
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,16 @@
 
 **Grades.** The instructor's own grading worksheet (assignment → View all submissions → Download grading
 worksheet), with ``Grade`` (scaled to its ``Maximum Grade``) and ``Feedback comments`` filled, everything
-else as Moodle wrote it. Moodle's "Upload grading worksheet" (``assignfeedback_offline``) finds
-students by ``Identifier`` (``Participant 12``), needs the ``Grade`` and ``Last modified (grade)``
-columns, skips an empty grade, and skips a row whose grade was changed in Moodle after the
-worksheet was downloaded (unless "Allow updating records that have been modified more recently in
-Moodle" is ticked) — so that column is kept as downloaded.
+else as Moodle wrote it; its columns are found by structure (:mod:`.worksheet`), so a worksheet
+downloaded in Indonesian is filled as well. Moodle's "Upload grading worksheet" (``assignfeedback_offline``,
+``locallib.php`` ``process_import_grades``) finds students by ``Identifier`` (``Participant 12``), skips
+an empty or unchanged grade, a row whose grade was changed in Moodle after the download (unless "Allow
+updating records that have been modified more recently" is ticked: ``Last modified (grade)`` is kept as
+downloaded) and a locked grade (``grading_disabled``) — but still writes that row's comment, so a row
+whose ``Grade can be changed`` is ``No`` is left exactly as downloaded.
+
+Participant numbers are per assignment (``assign::get_uniqueid_for_user``): a worksheet whose numbers
+are not those of the download taken in belongs to another assignment and is refused.
 
 **Feedback.** One zip with a folder per student named as in Moodle's download,
 ``<Full name>_<participant id>_assignsubmission_file/`` (``…_file_/`` for a Moodle 3.x download),
@@ -20,76 +25,103 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .grades import ExportError, Final, class_zip, number_of, number_text, text_cell
+from .collect import LATE_WORDS
+from .grades import ExportError, Filled, Final, class_zip, number_of, number_text, text_cell
 from .identities import Identity
 from .names import slug
-from .roster import Table, kind_of
+from .roster import Table
+from .worksheet import NO, columns
 
 COMMENT = (
     "Nilai tugas {assignment}: {score} dari {maximum} poin. Umpan balik lengkap ada di berkas umpan balik."
 )
-TEXT_COLUMNS = ("Full name", "Email address", "ID number", "Username")
+# Moodle's strftimedatetime in English, which strtotime reads ("Saturday, 21 November 2026, 07:48 PM")
+ENGLISH_DATE = re.compile(r"^[A-Z][a-z]+day, \d{1,2} [A-Z][a-z]+ \d{4}, \d{1,2}:\d{2} [AP]M$")
+TEXT_COLUMNS = ("full name", "email address", "id number", "username", "nama lengkap", "alamat email")
 
 
-def fill(
-    table: Table, finals: dict[str, Final], identities: dict[str, Identity], assignment: str
-) -> tuple[Table, list[str]]:
-    if kind_of(table.header) != "moodle-worksheet":
-        raise ExportError("not a Moodle grading worksheet (no Identifier and Full name columns)")
+def fill(table: Table, finals: dict[str, Final], identities: dict[str, Identity], assignment: str) -> Filled:
+    col = columns(table)
     header = table.header
-    for needed in ("Grade", "Last modified (grade)"):
-        if needed not in header:
-            raise ExportError(f"the worksheet has no {needed!r} column, which Moodle's upload needs")
-    ident, grade, name = header.index("Identifier"), header.index("Grade"), header.index("Full name")
     lower = [h.strip().lower() for h in header]
-    maximum, comments, idnumber = (
-        lower.index(c) if c in lower else None for c in ("maximum grade", "feedback comments", "id number")
-    )
-    if (
-        maximum is None
-    ):  # a scale ("Scale" column) or a hand-made file: Moodle would skip what is out of range
-        raise ExportError(
-            "the worksheet has no 'Maximum grade' column (graded with a scale?): points cannot be mapped"
-        )
-    by_participant = {i.lms_id: sid for sid, i in identities.items() if i.lms == "moodle"}
+    status = lower.index("status") if "status" in lower else None
+    mine = {sid: i for sid, i in identities.items() if i.lms == "moodle"}
+    by_participant = {i.lms_id: sid for sid, i in mine.items()}
     notes: list[str] = []
     matched: set[str] = set()
+    late: set[str] = set()
+    elsewhere: list[str] = []
     rows = [list(header)]
     for row in table.rows[1:]:
         row = list(row) + [""] * (len(header) - len(row))
         if not any(c.strip() for c in row):
             rows.append(row)
             continue
-        participant = re.sub(r"\D", "", row[ident])
+        participant = re.sub(r"\D", "", row[col.identifier])
+        who = f"{row[col.fullname]} ({row[col.identifier]})"
         sid = by_participant.get(participant)
-        if sid is None and idnumber is not None and row[idnumber].strip() in finals:
-            sid = row[idnumber].strip()
-        sid = sid or (slug(row[name]) if slug(row[name]) in finals else None)
-        for i, h in enumerate(header):
+        by_id = row[col.idnumber].strip() if col.idnumber is not None else ""
+        if sid is not None and by_id in finals and by_id != sid:  # the number is someone else's here
+            elsewhere.append(f"{who} (ID number {by_id}) is {sid} in the download taken in")
+        if sid is None:
+            sid = (
+                by_id
+                if by_id in finals
+                else (slug(row[col.fullname]) if slug(row[col.fullname]) in finals else None)
+            )
+            if sid in mine:  # the download gave this student another participant number
+                elsewhere.append(f"{who} is Participant {mine[sid].lms_id} in the download taken in")
+            elif sid:
+                notes.append(
+                    f"{who} = {sid}: matched by ID number or name (no Moodle intake to check the number)"
+                )
+        for i, h in enumerate(lower):
             if h in TEXT_COLUMNS:
                 row[i] = text_cell(row[i])
-        final = finals.get(sid) if sid else None
-        who = f"{row[name]} ({row[ident]})"
-        if final is None:
-            notes.append(f"{who}: no student of the gradebook; left empty")
-        else:
-            matched.add(final.student_id)
-            top = number_of(row[maximum])
-            value = final.scaled(top)
-            if value is None:
-                notes.append(f"{who} = {sid}: left empty: {final.why}")
-            elif top is None:
-                notes.append(f"{who} = {sid}: left empty: its Maximum grade {row[maximum]!r} is not a number")
-            else:
-                row[grade] = number_text(value)
-                if comments is not None and not row[comments].strip():
-                    row[comments] = COMMENT.format(
-                        assignment=assignment, score=number_text(value), maximum=number_text(top)
-                    )
         rows.append(row)
-    for sid in sorted(set(finals) - matched):
-        notes.append(f"{sid}: in the gradebook, not in the worksheet ({finals[sid].why or 'graded'})")
-    return Table(rows, table.delimiter, table.bom, table.newline), notes
+        final = finals.get(sid) if sid else None
+        if final is None:
+            notes.append(f"{who}: not in nbgrader's gradebook: left as downloaded")
+            continue
+        matched.add(final.student_id)
+        if status is not None and LATE_WORDS.search(row[status]):
+            late.add(final.student_id)
+        top = number_of(row[col.maximum])
+        value = final.scaled(top)
+        if col.changeable is not None and row[col.changeable].strip().lower() in NO:
+            notes.append(
+                f"{who} = {sid}: '{header[col.changeable]}' is {row[col.changeable]!r} in Moodle (locked or "
+                "overridden in the gradebook): grade and comment left as downloaded; its pages are in the zip"
+            )
+        elif value is None:
+            notes.append(f"{who} = {sid}: grade left as downloaded (Moodle keeps its own): {final.why}")
+        elif top is None:
+            notes.append(
+                f"{who} = {sid}: left as downloaded: its maximum grade {row[col.maximum]!r} is no number"
+            )
+        else:
+            row[col.grade] = number_text(value)
+            if col.comments is not None and not row[col.comments].strip():
+                row[col.comments] = COMMENT.format(
+                    assignment=assignment, score=number_text(value), maximum=number_text(top)
+                )
+    if col.comments is None:
+        notes.append("no 'Feedback comments' column recognised in the worksheet: no comment written")
+    dates = [r[col.modified].strip() for r in table.rows[1:] if len(r) > col.modified]
+    if any(d not in ("", "-") and not ENGLISH_DATE.match(d) for d in dates):
+        notes.append(
+            f"'{header[col.modified]}' holds dates Moodle's upload cannot read (PHP strtotime reads English "
+            "only): it skips every row already graded in Moodle unless you tick 'Allow updating records "
+            "that have been modified more recently in Moodle'"
+        )
+    if elsewhere:
+        raise ExportError(
+            f"not the worksheet of {assignment}: Moodle numbers participants per assignment and "
+            f"{elsewhere[0]}"
+            + (f" (and {len(elsewhere) - 1} more)" if len(elsewhere) > 1 else "")
+            + f"; download the grading worksheet of {assignment}"
+        )
+    return Filled(Table(rows, table.delimiter, table.bom, table.newline), notes, matched, late)
 
 
 def entry_name(rec: Identity, page: Path) -> str:
