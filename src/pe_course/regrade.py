@@ -225,12 +225,19 @@ class Regrade:
         if not report.regraded:
             return []
         for change in report.students:
-            state = after[change.student]
-            for notebook, record in state.records.items():
-                record.regrade = change.for_notebook(notebook, report.date)
-                if record.regrade is not None:
-                    record.write(self.course.autograded / change.student / self.course.assignment
-                                 / f"{notebook}.grading.json")  # fmt: skip
+            for notebook in after[change.student].records:
+                regrade = change.for_notebook(notebook, report.date)
+                if regrade is None:
+                    continue
+                path = (
+                    self.course.autograded
+                    / change.student
+                    / self.course.assignment
+                    / f"{notebook}.grading.json"
+                )
+                data = json.loads(path.read_text(encoding="utf-8"))  # the record as written, only this added
+                data["regrade"] = regrade
+                atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False))
         self.folder.mkdir(parents=True, exist_ok=True)
         atomic_write(self.folder / "regrade.json", json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
         atomic_write(self.folder / "regrade.md", report.markdown())
