@@ -274,6 +274,10 @@ def test_a_regrade_lists_exactly_whose_score_changed_and_a_dry_run_writes_nothin
         assert (version != old_version) == (student == done)
     scores = course_copy.scores()
     assert scores[("ani", "01_embedding", "answer_untrained_positions")] == 1.5
+    for student in ("ani", "budi", "citra"):  # the gradebook says what the student's records say
+        record = course_copy.record(student, "01_embedding")
+        for cell in record["cells"]:
+            assert scores[(student, "01_embedding", cell["grade_id"])] == pytest.approx(cell["score"])
 
     regraded = pe_course(root, "grade", A)  # goes on: the others are regraded now
     assert regraded.returncode == 0, regraded.stdout + regraded.stderr
