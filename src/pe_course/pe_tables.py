@@ -13,7 +13,7 @@ and ``**`` may differ in the last bit between CPUs, SIMD paths and NumPy version
 sine and cosine here is computed in decimal arithmetic (Python's :mod:`decimal`, exact to
 ``PRECISION`` digits on every platform) and rounded once to float64; the products ``p * omega`` are
 float64 products, as in 02's formula. The result is 02's table correctly rounded: NumPy's own is
-within a few units in the last place of it (``precision.ATOL`` covers it).
+within a few units in the last place of it.
 
 Regenerate (after changing ``D_MODELS`` or ``ROWS``) with ``python -m pe_course.pe_tables``;
 ``python -m pe_course.pe_tables --check`` says whether the stored file is current (tests do too).

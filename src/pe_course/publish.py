@@ -192,7 +192,9 @@ def files_of(folder: Path) -> dict[str, bytes]:
 def rounded_as_stored(data: Any) -> bool:
     """Whether every expected value in a ``<notebook>.json`` is as :func:`precision.stored` writes it."""
     if isinstance(data, dict):
-        return all(precision.stored(v) == v if k == "expected" else rounded_as_stored(v) for k, v in data.items())
+        return all(
+            precision.stored(v) == v if k == "expected" else rounded_as_stored(v) for k, v in data.items()
+        )
     return all(rounded_as_stored(v) for v in data) if isinstance(data, list) else True
 
 

@@ -19,8 +19,8 @@ import numpy as np
 from .contracts import parse_contracts
 from .course import Course
 from .datafiles import PUBLIC_DIR, DataFileError, data_files
-from .precision import same_file
 from .notebook import HIDDEN_MARKER, SOLUTION_BEGIN, SOLUTION_END, grade_id, is_test_cell, nbgrader_meta
+from .precision import same_file
 from .publish import engine_files, files_of
 
 VOLATILE_CELL_KEYS = ("id",)
