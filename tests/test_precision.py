@@ -14,6 +14,7 @@ import inspect
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -148,15 +149,39 @@ print("tables:", tables == (course.source / pe_tables.FILE_NAME).read_bytes())
 """
 
 
+def _oldest_numpy() -> str:
+    """The oldest NumPy ``pyproject.toml`` allows (``numpy>=X``)."""
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    match = re.search(r'"numpy>=([0-9.]+)"', text)
+    assert match, "pyproject.toml names no lowest NumPy"
+    return match.group(1)
+
+
 @pytest.mark.slow
-def test_release_is_the_same_with_simd_restricted_and_another_blas_kernel():
+@pytest.mark.parametrize("numpy", ["installed", "oldest"])
+def test_release_is_the_same_with_simd_restricted_and_another_blas_kernel(numpy):
     """Built with every SIMD target above NumPy's baseline disabled and OpenBLAS's generic SSE3 kernel
-    (another order of the products' sums), the release matches the committed one; the public checks
-    and the PE tables it writes are the same bytes."""
+    (another order of the products' sums), with this venv's NumPy and with the oldest one pyproject.toml
+    allows (installed beside it by .ci/run, ``PE_COURSE_NUMPY_OLDEST``), the release matches the
+    committed one; the public checks and the PE tables it writes are the same bytes."""
+    env = dict(os.environ)
+    if numpy == "oldest":
+        folder = os.environ.get("PE_COURSE_NUMPY_OLDEST")
+        if not folder:
+            pytest.skip("PE_COURSE_NUMPY_OLDEST is not set (.ci/run installs the oldest NumPy and sets it)")
+        env["PYTHONPATH"] = os.pathsep.join([folder, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        version = subprocess.run(
+            [sys.executable, "-c", "import numpy; print(numpy.__version__)"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        assert version.startswith(_oldest_numpy() + "."), f"{folder} holds NumPy {version}"
     features = subprocess.run(
-        [sys.executable, "-c", _FEATURES], capture_output=True, text=True, check=True
+        [sys.executable, "-c", _FEATURES], env=env, capture_output=True, text=True, check=True
     ).stdout.strip()
-    env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": features, "OPENBLAS_CORETYPE": "Prescott"}
+    env.update(NPY_DISABLE_CPU_FEATURES=features, OPENBLAS_CORETYPE="Prescott", COLUMNS="200")
     built = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(_BUILD), features],
         cwd=REPO,
@@ -171,7 +196,7 @@ def test_release_is_the_same_with_simd_restricted_and_another_blas_kernel():
     check = subprocess.run(
         [str(os.path.join(os.path.dirname(sys.executable), "pe-course")), "release", "--check"],
         cwd=REPO,
-        env={**env, "COLUMNS": "200"},
+        env=env,
         capture_output=True,
         text=True,
         timeout=300,
