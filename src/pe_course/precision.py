@@ -16,6 +16,12 @@ version. Nothing committed depends on them:
   by more than that) must be equal: ``pe-course release --check``, ``python -m pe_course.pe_tables
   --check`` and the tests say "out of date" for a real change.
 
+No other committed file holds a computed float to its last bits: the golden files of the tests
+(``tests/test_demo/``, ``tests/test_record/``, ``tests/test_report_render/``) hold scores (sums of
+declared points) and messages written from fixed inputs, with 6 significant digits or 4 decimals
+(``public_checks.messages.brief``);
+committed notebooks have no outputs; ``bench/results/`` are measurements, compared with nothing.
+
 Tolerance budget: a stored expected value is within ``0.5 * 10**(1 - DIGITS)`` relative (5e-12) plus
 ``FLOOR`` (1e-12) of the reference's own. The public checks compare a student's value with it with
 ``rtol >= CHECK_RTOL`` and ``atol >= CHECK_ATOL`` (``public_checks.compare.assert_close``'s defaults;
