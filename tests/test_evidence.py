@@ -134,3 +134,75 @@ def test_complex_results_cross_the_sandbox_boundary_as_numbers():
     for value in (np.array([1 + 2j, 3 - 1j]), 2.5 - 1j, (np.array([True]), np.array([1j]))):
         back = decode_untrusted(loads_untrusted(dumps(encode(value))))
         assert same_result(back, value)
+
+
+def test_an_error_message_from_student_code_reads_as_written_in_the_feedback():
+    """NumPy's messages quote names ('add'): the entity html.escape writes must reach the page as a
+    quote, not as ``&\\#x27;`` (a Markdown escape inside the entity broke it)."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    from pe_course.public_checks.messages import plain, untrusted
+
+    raw = "Cannot cast ufunc 'add' output <b>x</b> (a) #1 `c` a_b"
+    page = markdown2html_mistune("Error: " + untrusted(raw))
+    assert "Cannot cast ufunc 'add' output &lt;b&gt;x&lt;/b&gt; (a) #1 `c` a_b" in page
+    assert "<b>" not in page and "&amp;#" not in page
+    assert plain(untrusted(raw)) == raw
+
+
+# The kinds of pe_course.degenerate, and the words of every notebook's grading cell that state them.
+STATED_DEGENERATE = {
+    "none": "`None`",
+    "zeros": "nilai tetap (misalnya array nol berbentuk benar)",
+    "constant": "nilai tetap",
+    "validated_zeros": "nilai tetap",
+    "echo": "argumennya sendiri",
+    "seeded_noise": "angka acak",
+    "fresh_noise": "angka acak",
+    "raises": "melempar error untuk setiap input",
+    "validated_then_name_error": "melempar error untuk setiap input",
+}
+
+
+def _grading_cells():
+    import nbformat
+    from conftest import REPO
+
+    paths = sorted((REPO / "source").glob("*/*.ipynb"))
+    paths += sorted((REPO / "tests" / "fixtures" / "course" / "source").glob("*/*.ipynb"))
+    assert len(paths) >= 5
+    for path in paths:
+        cell = nbformat.read(path, as_version=4).cells[0]
+        assert "**Cara penilaian.**" in cell.source, path
+        yield path.name, " ".join(cell.source.split())
+
+
+def test_the_grading_cell_states_the_evidence_rule_the_graders_apply():
+    """Every kind of degenerate code self-validation refuses to reward is named in every notebook, and
+    the comparison of numeric kinds behaves as the notebooks say."""
+    from pe_course.degenerate import degenerate_students
+    from pe_course.public_checks import Outcome, judge
+
+    assert set(degenerate_students(lambda x: x)) == set(STATED_DEGENERATE)
+    for name, text in _grading_cells():
+        assert "Poin didapat dari bukti, tidak pernah dianggap ada." in text, name
+        assert "setidaknya satu input ketentuan itu dijawab benar" in text, name
+        for phrase in set(STATED_DEGENERATE.values()):
+            assert phrase in text, (name, phrase)
+        for phrase in (
+            "`int` dan `float` setara",
+            "`bool` dibaca sebagai 0 dan 1",
+            "bilangan kompleks diterima bila bagian imajinernya nol",
+            "Keluaran yang bukan bilangan (misalnya string atau `None`) salah",
+        ):
+            assert phrase in text, (name, phrase)
+
+    def verdict(obtained):
+        return judge("f", (), {}, Outcome("value", obtained), Outcome("value", np.array([1.0, 0.0])))
+
+    assert verdict(np.array([True, False])) == []
+    assert verdict(np.array([1, 0])) == []
+    assert verdict(np.array([1 + 0j, 0j])) == []
+    (complex_failure,) = verdict(np.array([1 + 1e-3j, 0j]))
+    assert "kompleks" in str(complex_failure)
+    assert verdict(np.array(["1", "0"])) != []

@@ -235,3 +235,45 @@ def test_build_selfcheck_passes(repo_course):
     assert {row[1] for row in report.rows if row[0] == "reference"} == {
         p.stem for p in (REPO / "source" / "positional-encoding").glob("*.ipynb")
     }
+
+
+def test_self_validation_refuses_graders_that_keep_points_by_default(monkeypatch, tmp_path):
+    """The rule issue 29 removed, put back: a clause with nothing charged keeps its points (every
+    clause counted as shown, the real-answer gate always open, a failure charged elsewhere never
+    doubted). Self-validation must then refuse the
+    toy assignment's graders because degenerate students earn points, by the graders and by the
+    public check; with the rule as it is, the same students earn nothing."""
+    from pe_course import checks as grader_module
+    from pe_course.course import Course
+    from pe_course.notebook import load_reference
+    from pe_course.public_checks import charging
+    from pe_course.public_checks import runner as public_runner
+    from pe_course.public_checks.charging import Gate
+    from pe_course.public_checks.evidence import REAL
+    from pe_course.selfcheck import SelfCheck, _students, _write_public_checks
+
+    toy = Course(REPO / "tests" / "fixtures" / "course", "toy-attention")
+    toy_suite, toy_reference = load_suite(toy.graders), load_reference(toy.source)
+    public = _write_public_checks(tmp_path, toy, toy_suite, toy_reference)
+
+    def degenerate_problems() -> list[str]:
+        report = SelfCheck()
+        _students(report, toy_suite, toy_reference, [], None, public)
+        return [p for p in report.problems if p.startswith("degenerate")]
+
+    assert degenerate_problems() == []
+    strict = grader_module.verdicts
+
+    def by_default(clauses, failures, unproven=None, *, shown, gate, function=""):
+        clauses = list(clauses)
+        return strict(
+            clauses, failures, None, shown={c.id for c in clauses}, gate=Gate(True), function=function
+        )
+
+    monkeypatch.setattr(charging, "look_at", lambda answer, strict=True: (REAL, ""))  # no answer doubted
+    monkeypatch.setattr(grader_module, "verdicts", by_default)
+    monkeypatch.setattr(public_runner, "verdicts", by_default)
+    problems = degenerate_problems()
+    for function in ("attention_scores", "self_attention"):
+        assert any(p.startswith(f"degenerate {function}/") for p in problems), problems
+    assert all(" earns " in p and "kept without evidence" in p for p in problems)

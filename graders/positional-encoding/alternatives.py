@@ -692,7 +692,8 @@ def offset_loop_over_first_axis(offset, d_model, base=10000.0):
 
 
 def offset_vectorized(offset, d_model, base=10000.0):
-    """``np.vectorize`` of the scalar formula: a scalar offset comes back as a 0-d array, not a float."""
+    """``np.vectorize`` of the scalar formula: a scalar offset comes back as a 0-d array, not a float
+    (K2), and an empty array raises (no ``otypes``: K3)."""
     omega = base ** (-np.arange(0, d_model, 2) / d_model)
     return np.vectorize(lambda o: np.cos(o * omega).sum())(offset)
 
@@ -756,7 +757,7 @@ FLAWED_SIMILARITY = [
     ("position_similarity", sim_normalises_in_place, {"K2"}),
     ("offset_similarity", offset_outer_flattens, {"K3"}),
     ("offset_similarity", offset_loop_over_first_axis, {"K3"}),
-    ("offset_similarity", offset_vectorized, {"K2"}),
+    ("offset_similarity", offset_vectorized, {"K2", "K3"}),
     ("offset_similarity", offset_base_ignored, {"K4"}),
     ("offset_similarity", offset_float_truncated, {"K1"}),
     ("offset_similarity", offset_frequency_per_column, {"K1"}),
@@ -996,4 +997,80 @@ FLAWED_ROTATION = [
     ("rope_scores", scores_k_at_query_positions, {"K2"}),
     ("rope_scores", scores_scaled_by_sqrt_d, {"K1"}),
     ("rope_scores", scores_k_not_rotated, {"K1"}),
+]
+
+
+# -- students written against the release of 2026-12-03 (issue 29): each slip shows on a public case --
+def one_hot_bool(ids, vocab_size):
+    """A comparison table: bool entries, read as 0/1 (the contract asks for values, not a dtype)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    return ids[:, None] == np.arange(vocab_size)
+
+
+def rope_complex_dtype(x, positions=None, base=10000.0):
+    """The complex route of 03's Pendalaman, returned as a complex array whose imaginary parts are 0."""
+    x = np.asarray(x, dtype=float)
+    length, d = x.shape
+    if d % 2:
+        raise ValueError("d harus genap")
+    m = np.arange(length) if positions is None else np.asarray(positions, dtype=float)
+    z = (x[:, 0::2] + 1j * x[:, 1::2]) * np.exp(1j * m[:, None] * base ** (-np.arange(0, d, 2) / d))
+    out = np.empty((length, d), dtype=complex)
+    out[:, 0::2], out[:, 1::2] = z.real, z.imag
+    return out
+
+
+def embed_in_place_on_pos(ids, tok_table, pos_table):
+    """Adds the token rows into a copy of pos_table in place: an int pos_table cannot take floats."""
+    ids = np.asarray(ids, dtype=np.int64)
+    if len(ids) > len(pos_table):
+        raise ValueError("T > block_size")
+    h = pos_table[: len(ids)].copy()
+    h += tok_table[ids]
+    return h
+
+
+def backward_grad_pos_unpadded(ids, grad_h, vocab_size, block_size):
+    """grad_pos is grad_h itself: (T, d), not (block_size, d), whenever T < block_size."""
+    ids = np.asarray(ids, dtype=np.int64)
+    grad_tok = np.zeros((vocab_size, grad_h.shape[1]))
+    np.add.at(grad_tok, ids, grad_h)
+    return grad_tok, np.array(grad_h, dtype=float)
+
+
+def freq_in_place(d_model, base=10000.0):
+    """Raises an array filled with ``base`` to the power in place: an int base makes an int array."""
+    omega = np.full(d_model // 2, base)
+    omega **= -np.arange(0, d_model, 2) / d_model
+    return omega
+
+
+def pe_in_place(length, d_model, base=10000.0):
+    """positional_encoding with the same in-place power as freq_in_place (int base: UFuncTypeError)."""
+    if d_model <= 0 or d_model % 2 or length < 0:
+        raise ValueError("d_model harus genap positif dan length tidak negatif")
+    omega = np.full(d_model // 2, base)
+    omega **= -np.arange(0, d_model, 2) / d_model
+    angles = np.arange(length)[:, None] * omega
+    pe = np.zeros((length, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles)
+    return pe
+
+
+def offset_vectorized_to_float(offset, d_model, base=10000.0):
+    """np.vectorize over a scalar version, floats for scalars: fails on an empty array (no otypes)."""
+    omega = base ** (-np.arange(0, d_model, 2) / d_model)
+    one = np.vectorize(lambda o: float(np.cos(omega * o).sum()))
+    return float(one(offset)) if np.ndim(offset) == 0 else one(np.asarray(offset))
+
+
+ALTERNATIVES["one_hot"].append(one_hot_bool)
+ALTERNATIVES["apply_rope"].append(rope_complex_dtype)
+
+FLAWED_HELD_OUT = [
+    ("embed", embed_in_place_on_pos, {"K2"}),
+    ("embed_backward", backward_grad_pos_unpadded, {"K2"}),
+    ("frequencies", freq_in_place, {"K2"}),
+    ("positional_encoding", pe_in_place, {"K2"}),
+    ("offset_similarity", offset_vectorized_to_float, {"K3"}),
 ]

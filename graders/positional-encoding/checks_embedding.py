@@ -74,6 +74,9 @@ EMBED = graded(
         "tok_table berisi int, pos_table float": lambda ids, tok_table, pos_table: (
             _int_table(tok_table) and not _int_table(pos_table)
         ),
+        "pos_table berisi int, tok_table float": lambda ids, tok_table, pos_table: (
+            _int_table(pos_table) and not _int_table(tok_table)
+        ),
         "ids berupa list dengan T = block_size": lambda ids, tok_table, pos_table: (
             isinstance(ids, list) and len(ids) == len(pos_table)
         ),

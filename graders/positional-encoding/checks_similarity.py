@@ -126,14 +126,20 @@ OFFSET_SIMILARITY = graded(
     "offset_similarity",
     InputClass(
         "K3",
+        "offset array kosong",
+        lambda offset, d_model, base: np.ndim(offset) >= 1 and np.size(offset) == 0,
+        twin=lambda offset, d_model, base: {"offset": np.zeros((1,) * np.ndim(offset), dtype=np.int64)},
+    ),
+    InputClass(
+        "K3",
         "offset array 2-D atau lebih",
-        lambda offset, d_model, base: np.ndim(offset) >= 2,
+        lambda offset, d_model, base: np.ndim(offset) >= 2 and np.size(offset) > 0,
         twin=lambda offset, d_model, base: {"offset": np.asarray(offset).ravel()},
     ),
     InputClass(
         "K3",
         "offset array 1-D",
-        lambda offset, d_model, base: np.ndim(offset) == 1,
+        lambda offset, d_model, base: np.ndim(offset) == 1 and np.size(offset) > 0,
         twin=lambda offset, d_model, base: _largest_element(offset),
     ),
     InputClass(
@@ -144,6 +150,10 @@ OFFSET_SIMILARITY = graded(
     ),
     form="K2",
     probe=lambda offset, **_: {"offset": offset + 1},
+    must_draw={
+        "offset array kosong": lambda offset, d_model, base: np.ndim(offset) >= 1 and np.size(offset) == 0,
+        "base int": lambda offset, d_model, base: isinstance(base, int),
+    },
 )
 
 

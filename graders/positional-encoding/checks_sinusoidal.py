@@ -56,6 +56,7 @@ FREQUENCIES = graded(
     _base_class(lambda length, d_model: True),
     form="K1",  # K1 promises an np.ndarray; its shape is compared with the values
     probe=lambda d_model, base: {"base": base * 2},
+    must_draw={"base int": lambda d_model, base: isinstance(base, int) and d_model >= 4},
 )
 
 
@@ -141,6 +142,9 @@ POSITIONAL_ENCODING = graded(
     _base_class(lambda length, d_model: length >= 0 and _valid_d_model(d_model)),
     raises=("K4", "ValueError"),
     probe=lambda length, d_model, base: {"base": base * 2},
+    must_draw={
+        "base int": lambda length, d_model, base: isinstance(base, int) and d_model >= 4 and length >= 2
+    },
 )
 
 

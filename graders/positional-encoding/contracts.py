@@ -100,14 +100,16 @@ def shift_encoding(pe, k, base=10000.0) -> str | None:
         and np.all(np.isfinite(pe))
     ):
         return "pe harus array (d_model,) atau (T, d_model)"
+    if pe.shape[-1] == 0:
+        return "d_model harus positif"
     if not _integer(k):
         return "k harus bilangan bulat"
     return _base(base)  # odd d_model is in the contract: ValueError
 
 
 def apply_rope(x, positions=None, base=10000.0) -> str | None:
-    if not _matrix(x):
-        return "x harus array (T, d)"
+    if not _matrix(x) or x.dtype.kind != "f":
+        return "x harus array float (T, d)"  # an int x is outside the contract (K1: "array float")
     if positions is not None:
         values = np.asarray(positions) if isinstance(positions, (list, np.ndarray)) else None
         if values is None or values.shape != (x.shape[0],) or values.dtype.kind not in "iuf":
@@ -133,8 +135,8 @@ def position_similarity(pe, pos) -> str | None:
 
 def offset_similarity(offset, d_model, base=10000.0) -> str | None:
     if isinstance(offset, np.ndarray):
-        if offset.dtype.kind not in "iu":
-            return "offset array harus berisi int"
+        if offset.dtype.kind not in "iu" or offset.ndim == 0:
+            return "offset array harus berisi int, berdimensi 1 atau lebih"
     elif not _real(offset):
         return "offset skalar harus int atau float"
     if not _integer(d_model) or d_model <= 0 or d_model % 2:
@@ -145,8 +147,8 @@ def offset_similarity(offset, d_model, base=10000.0) -> str | None:
 def self_attention(x) -> str | None:
     return (
         None
-        if _matrix(x) and x.shape[0] >= 1 and x.shape[1] >= 1
-        else "x harus array (T, d) dengan T, d >= 1"
+        if _matrix(x) and x.dtype.kind == "f" and x.shape[0] >= 1 and x.shape[1] >= 1
+        else "x harus array float (T, d) dengan T, d >= 1"
     )
 
 

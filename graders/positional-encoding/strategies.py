@@ -107,14 +107,14 @@ def base_kwargs(base: float) -> dict:
     return {} if base == 10000.0 else {"base": base}
 
 
-bases = st.sampled_from([10000.0, 10000.0, 100.0, 500.0, 1e5])
+bases = st.sampled_from([10000.0, 10000.0, 100.0, 500.0, 1e5, 100])  # an int base too
 
 
 # 02_sinusoidal: the default base (its own clause's ordinary input) about half of the time, else a
 # positive base away from it (K2 of frequencies and positional_encoding), fractional ones included.
 sinusoidal_bases = st.one_of(
     st.just(10000.0),
-    st.sampled_from([100.0, 500.0, 1e5, 2.5]),
+    st.sampled_from([100.0, 500.0, 1e5, 2.5, 50, 500]),  # int bases too: "any positive number"
     st.floats(1.5, 5e4, allow_nan=False, allow_infinity=False).map(lambda b: round(b, 2)),
 )
 
@@ -367,17 +367,21 @@ def _nonzero_int(low: int, high: int):
 @st.composite
 def offset_inputs(draw):
     """(offset, d_model, base): offset a non-zero Python int, a float that is not a whole number
-    (|offset| >= 1, either sign), or an int array of 1, 2 or 3 dimensions with a non-zero element;
+    (|offset| >= 1, either sign), an int array of 1, 2 or 3 dimensions with a non-zero element, or an
+    empty int array;
     base the default or another (with d_model >= 4 then: for d_model = 2 the only frequency is 1
     whatever the base)."""
     # in this order, every kind is among the first examples drawn
-    kind = draw(st.sampled_from(["3d", "int", "2d", "float", "1d"]))
+    kind = draw(st.sampled_from(["3d", "int", "2d", "float", "1d", "empty"]))
     if kind == "int":
         offset = draw(_nonzero_int(1, 60))
     elif kind == "float":
         magnitude = draw(st.floats(1.0, 40.0, width=64))
         magnitude += 0.5 if magnitude.is_integer() else 0.0  # a float offset that is not an int one
         offset = magnitude * draw(st.sampled_from([-1.0, 1.0]))
+    elif kind == "empty":  # an array with no element, of 1 to 3 dimensions
+        shape = draw(st.sampled_from([(0,), (0, 3), (2, 0), (1, 0, 2)]))
+        offset = np.zeros(shape, dtype=np.int64)
     else:
         ndim = int(kind[0])
         shape = tuple(draw(st.integers(1, 4 if ndim < 3 else 3)) for _ in range(ndim))

@@ -27,7 +27,7 @@ from .declarations import Check
 from .inputs import arguments, memberships, probe_call, twin_call
 from .public_checks import outcome_to_data, same_result, show_call, to_data
 
-MAX_PUBLIC_DEPTH = 3  # twin steps a public case may need (its data nests that deep; keep public cases simple)
+MAX_PUBLIC_DEPTH = 4  # twin steps a public case may need (its data nests that deep; keep public cases simple)
 PROPERTIES = "properties.py"
 
 

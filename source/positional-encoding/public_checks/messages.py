@@ -60,8 +60,9 @@ def show_call(fn: str, args: tuple, kwargs: Mapping[str, Any]) -> str:
 
 def untrusted(text: str) -> str:
     """Text that came from student code, made inert for Markdown/HTML (no tags, no links)."""
-    text = html.escape(str(text), quote=True)
-    return re.sub(r"([\\`*_{}\[\]()#+!|~])", r"\\\1", text)
+    # Markdown first: the entities html.escape writes (``&#x27;``) must not get a backslash in them.
+    text = re.sub(r"([\\`*_{}\[\]()#+!|~])", r"\\\1", str(text))
+    return html.escape(text, quote=True)
 
 
 def plain(markdown: str) -> str:
