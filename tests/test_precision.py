@@ -4,8 +4,8 @@
   from two machines below) are stored the same; a comparison tolerates one stored digit, not more;
 - the tolerance budget: the public checks' tolerance covers the rounding, so the reference passes;
 - the committed public checks hold stored values only, and the PE tables are the exact decimal ones;
-- the release built with NumPy's SIMD dispatch restricted and another OpenBLAS kernel is the committed
-  one (`pe-course release --check`), and the public checks and tables it writes are the same bytes.
+- the release built with NumPy's SIMD dispatch restricted, another OpenBLAS kernel and the oldest NumPy
+  is the committed one (`pe-course release --check`; the tables are the same bytes).
 """
 
 from __future__ import annotations
@@ -131,6 +131,7 @@ import hashlib, sys
 from pathlib import Path
 from pe_course import pe_tables
 from pe_course.course import Course
+from pe_course.precision import same_file
 from pe_course.publish import files_of
 from pe_course.release import public_check_files
 
@@ -143,7 +144,9 @@ assert not still, f"NPY_DISABLE_CPU_FEATURES did not disable {still}"
 course = Course.here(None, None)
 committed = files_of(course.source / "public_checks")
 fresh = public_check_files(course)
-print("differ:", sorted(n for n in set(fresh) | set(committed) if fresh.get(n) != committed.get(n)))
+names = sorted(set(fresh) | set(committed))
+print("differ:", [n for n in names if not same_file(n, committed.get(n), fresh.get(n))])
+print("last digit:", [n for n in names if fresh.get(n) != committed.get(n)], file=sys.stderr)
 tables = pe_tables.tables_bytes(pe_tables.build_tables())
 print("tables:", tables == (course.source / pe_tables.FILE_NAME).read_bytes())
 """
@@ -163,7 +166,9 @@ def test_release_is_the_same_with_simd_restricted_and_another_blas_kernel(numpy)
     """Built with every SIMD target above NumPy's baseline disabled and OpenBLAS's generic SSE3 kernel
     (another order of the products' sums), with this venv's NumPy and with the oldest one pyproject.toml
     allows (installed beside it by .ci/run, ``PE_COURSE_NUMPY_OLDEST``), the release matches the
-    committed one; the public checks and the PE tables it writes are the same bytes."""
+    committed one: the PE tables the same bytes, the public checks the same within one stored digit
+    (the same bytes here and on the machines tried; a value on the edge of a rounding step may land on
+    the other side elsewhere, which is what the tolerance is for)."""
     env = dict(os.environ)
     if numpy == "oldest":
         folder = os.environ.get("PE_COURSE_NUMPY_OLDEST")
