@@ -71,6 +71,7 @@ def grade_round(
     feedback: bool = False,
     unisolated: bool = False,
     runner: Runner | None = None,
+    ungrouped: bool = False,
 ) -> RoundSummary:
     """Grade submissions; merge each as it finishes; skip unchanged ones unless ``force``.
 
@@ -81,7 +82,7 @@ def grade_round(
     failures in ``summary.feedback_failed``). The tasks run on ``runner``, by default on ``jobs``
     local processes, or on the Dask cluster of ``cluster`` (a ``distributed.Client``). ``unisolated``
     is the instructor's opt-in (trusted code only): without it a worker where bubblewrap does not
-    work refuses every student.
+    work refuses every student; ``ungrouped`` likewise where no resource group can be made.
     """
     started = time.monotonic()
     summary = RoundSummary()
@@ -111,7 +112,15 @@ def grade_round(
             root, assignment = str(course.root), course.assignment
             tasks.append(
                 GradeTask(
-                    root, assignment, student, str(template), staging, fingerprint, unisolated, feedback
+                    root,
+                    assignment,
+                    student,
+                    str(template),
+                    staging,
+                    fingerprint,
+                    unisolated,
+                    feedback,
+                    ungrouped,
                 )
             )
         # a student skipped as unchanged whose feedback is missing (the round that graded them was

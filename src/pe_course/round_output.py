@@ -17,7 +17,7 @@ from .runners.dask_cluster import REFUSES, ClusterUnavailable, connect, describe
 from .terminal import console, progress
 
 
-def cluster_ready(address: str, unisolated: bool):
+def cluster_ready(address: str, unisolated: bool, ungrouped: bool = False):
     """A client of the Dask scheduler at ``address``, after printing the cluster and every worker's
     isolation line; None after printing the one line that says why not (unreachable, or workers that
     cannot isolate student code: the round does not start)."""
@@ -28,7 +28,7 @@ def cluster_ready(address: str, unisolated: bool):
         return None
     workers, threads, notes = describe(cluster)
     console.print(f"Dask cluster {escape(address)}: {workers} workers, {threads} threads")
-    found = worker_isolation(cluster, unisolated)
+    found = worker_isolation(cluster, unisolated, ungrouped)
     refusing = sorted(w for line, where in found.items() if line.startswith(REFUSES) for w in where)
     if refusing:
         cluster.close()
@@ -62,7 +62,13 @@ def print_cluster_figures(summary: RoundSummary) -> None:
 
 
 def run_grading(
-    course: Course, students=None, jobs: int = 2, force: bool = False, cluster=None, unisolated: bool = False
+    course: Course,
+    students=None,
+    jobs: int = 2,
+    force: bool = False,
+    cluster=None,
+    unisolated: bool = False,
+    ungrouped: bool = False,
 ):
     """Grade with live progress bars, each student's feedback following their grades; returns
     (summary, feedback failures). With ``cluster`` (a Dask client) the tasks run on its workers."""
@@ -94,6 +100,7 @@ def run_grading(
             cluster=cluster,
             feedback=True,
             unisolated=unisolated,
+            ungrouped=ungrouped,
         )
     return summary, summary.feedback_failed
 
