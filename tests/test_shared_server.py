@@ -335,7 +335,10 @@ def test_exchange_privacy_between_students(instructor, user_venv):
         blank = Path(homes[s2]) / "blank.ipynb"
         nbformat.write(with_code(reference_nb(NOTEBOOKS[0]), "embed", "pass\n"), blank)
         shutil.chown(blank, s2, s2)
-        script = f"mkdir '{forged}' && cp '{blank}' '{forged}/{NOTEBOOKS[0]}.ipynb'"
+        script = (
+            f"mkdir '{forged}' && cp '{blank}' '{forged}/{NOTEBOOKS[0]}.ipynb' && "
+            f"echo '2099-01-01 00:00:00.000000 UTC' > '{forged}/timestamp.txt'"
+        )
         planted = as_user(s2, user_venv, ["sh", "-c", script], Path(homes[s2]))
         assert planted.returncode == 0, planted.stderr  # the inbound directory is writable by all
 
@@ -353,7 +356,11 @@ def test_exchange_privacy_between_students(instructor, user_venv):
             course,
         )
         assert stock.returncode == 0, stock.stderr[-2000:]
-        assert "2099" in (course / "stock-submitted" / s1 / ASSIGNMENT / "timestamp.txt").read_text()
+        taken = course / "stock-submitted" / s1 / ASSIGNMENT
+        assert "2099" in (taken / "timestamp.txt").read_text()
+        assert nbformat.read(taken / f"{NOTEBOOKS[0]}.ipynb", as_version=4) == nbformat.read(
+            blank, as_version=4
+        )
         # ... ours leaves it and collects what s1 submitted
         collected = as_user(instructor, user_venv, ["nbgrader", "collect", ASSIGNMENT], course)
         assert collected.returncode == 0, collected.stderr[-2000:]

@@ -15,9 +15,10 @@ group with limits on the whole group:
 
 Which mechanism is used is found once per process (:func:`mechanism`): cgroup v2 where our own part
 of the hierarchy is delegated to us with the memory and pids controllers, else cgroup v1 where the
-memory, pids, cpuacct and freezer hierarchies are writable (as for root on this project's machines).
-Where neither is available, :func:`mechanism` returns ``None`` and the sandbox says so in its
-``isolation`` line.
+memory, pids, cpuacct and freezer hierarchies are writable (as for root on this project's machines),
+or where an administrator handed this user a subtree (:mod:`.delegation`). Where neither is available,
+:func:`mechanism` returns ``None`` and the sandbox refuses student code (:mod:`.policy`) unless the
+instructor accepted running without a group (then runs are one at a time, :mod:`.sharing`).
 """
 
 from __future__ import annotations
