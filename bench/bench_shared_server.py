@@ -84,7 +84,9 @@ def main() -> int:
         finally:
             shutil.rmtree(root, ignore_errors=True)
         results[label] = (wall, cpu)
-        print(f"{label:>16}: wall {wall:6.1f} s, CPU {cpu:6.1f} s ({cpu / args.students:.2f} per student); {graded}")
+        print(
+            f"{label:>16}: wall {wall:6.1f} s, CPU {cpu:6.1f} s ({cpu / args.students:.2f} per student); {graded}"
+        )
     wall0, cpu0 = results["root"]
     for label, (wall, cpu) in results.items():
         print(f"{label:>16}: {wall / wall0:.2f}x root's wall, {cpu / cpu0:.2f}x root's CPU")

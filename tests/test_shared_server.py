@@ -41,6 +41,7 @@ pytestmark = pytest.mark.skipif(
 
 INSTRUCTOR, TA = "pe-instructor", "pe-ta"
 STUDENTS = ("pe-student1", "pe-student2", "pe-student3")
+HONEST = "fair"  # sorted before the forker: graded side by side with it by two local workers
 # A hog that holds 4 x 700 MiB across processes (over the 2 GiB group, small enough for a machine
 # without groups) and a forker that starts 400 processes; both in front of the correct `embed`.
 HOG = """
@@ -123,7 +124,7 @@ def hostile_class(owner: str) -> Path:
         for c in reference_nb(NOTEBOOKS[0]).cells
         if c.metadata.get("nbgrader", {}).get("grade_id") == "solution_embed"
     )
-    for student, preamble in (("hog", HOG), ("forker", FORKER), ("honest", "")):
+    for student, preamble in (("hog", HOG), ("forker", FORKER), (HONEST, "")):
         folder = root / "submitted" / student / ASSIGNMENT
         folder.mkdir(parents=True)
         for name in NOTEBOOKS:
@@ -156,7 +157,7 @@ def processes_of(user: str, settle: float = 10.0) -> list[str]:
 
 
 def assert_honest_whole(root: Path) -> None:
-    for nb, record in records(root, "honest").items():
+    for nb, record in records(root, HONEST).items():
         assert record["score"] == record["max_score"], (nb, record["score"], record["max_score"])
 
 
@@ -178,7 +179,7 @@ def test_no_group_refuses_in_one_line_and_writes_nothing(ta, user_venv):
         assert "--without-resource-groups" in lines[0]
         assert not (root / "autograded").exists() and not (root / "gradebook.db").exists()
 
-        nb = root / "submitted" / "honest" / ASSIGNMENT / f"{NOTEBOOKS[0]}.ipynb"
+        nb = root / "submitted" / HONEST / ASSIGNMENT / f"{NOTEBOOKS[0]}.ipynb"
         pytested = as_user(
             ta, user_venv, ["python", "-m", "pytest", "graders", "--submission", str(nb)], root
         )
@@ -197,7 +198,7 @@ def test_without_groups_opt_in_grades_one_at_a_time_and_keeps_the_honest_student
         assert graded.returncode == 0, graded.stdout[-3000:] + graded.stderr[-3000:]
         assert "NO resource group (accepted with --without-resource-groups)" in graded.stdout
         assert_honest_whole(root)
-        for student in ("hog", "forker", "honest"):
+        for student in ("hog", "forker", HONEST):
             for record in records(root, student).values():
                 assert "NO resource group (accepted with --without-resource-groups)" in record["isolation"]
         assert processes_of(ta) == []

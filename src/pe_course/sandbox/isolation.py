@@ -145,7 +145,11 @@ def _python_roots() -> list[str]:
     # Keep only outermost directories, and never anything under /usr (bound as a whole).
     out: list[str] = []
     for root in sorted(roots, key=len):
-        if root.startswith("/usr/") or any(root == o or root.startswith(o + os.sep) for o in out):
+        if (
+            root == "/usr"
+            or root.startswith("/usr/")
+            or any(root == o or root.startswith(o + os.sep) for o in out)
+        ):
             continue
         out.append(root)
     return out
