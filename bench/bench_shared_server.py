@@ -9,8 +9,10 @@ with ``pe-course grade --force --jobs 2`` three times, one after the other:
   (``sudo pe-course setup-groups --user USER``) and a venv it can run (``--venv``, a venv of
   ``/usr/bin/python3`` with this checkout installed, as tests/test_shared_server.py makes).
 
-For each: wall seconds, and CPU seconds of the command and everything it waited for (user + system,
-``RUSAGE_CHILDREN``); then the ratios to root. Run as root, by hand, on an otherwise idle machine.
+For each: wall seconds, and CPU seconds of the command and everything it starts, sandboxes included
+(a cgroup v1 cpuacct group of its own, plus the user's delegated subtree made by ``setup-groups``
+without ``--under``; where ``--under`` put it elsewhere pass nothing and read the records); then the
+ratios to root. Run as root, by hand, on an otherwise idle machine.
 
     python bench/bench_shared_server.py [--students 4] [--user pe-instructor] [--venv /var/tmp/pe-course-user-venv]
 """
@@ -18,6 +20,7 @@ For each: wall seconds, and CPU seconds of the command and everything it waited 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shutil
 import subprocess
@@ -49,13 +52,43 @@ def make_class(root: Path, students: int, owner: str | None, prefork: bool) -> N
         subprocess.run(["chown", "-R", f"{owner}:{owner}", str(root)], check=True)
 
 
-def timed(argv: list[str], cwd: Path) -> tuple[float, float, str]:
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+
+
+def _usage(group: Path) -> float:
+    return int((group / "cpuacct.usage").read_text()) / 1e9
+
+
+def timed(argv: list[str], cwd: Path, also: list[Path]) -> tuple[float, float, str]:
+    """Wall and CPU seconds of ``argv`` and everything it starts: a cgroup v1 cpuacct group of its own
+    (the sandboxes' groups root makes are inside it), plus ``also`` (an ordinary user's delegated
+    subtree, where that user's sandbox groups are); RUSAGE_CHILDREN where there is no cpuacct."""
+    from pe_course.sandbox.groups import own_cgroups
+
+    group = CPUACCT / own_cgroups().get("cpuacct", "/").lstrip("/") / f"pe-bench-{os.getpid()}"
+    counted = (CPUACCT / "cgroup.procs").exists()
+    if counted:
+        group.mkdir()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before_also = sum(_usage(p) for p in also if counted)
     started = time.monotonic()
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
-    wall = time.monotonic() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            preexec_fn=(lambda: (group / "cgroup.procs").write_text(str(os.getpid()))) if counted else None,
+        )
+        wall = time.monotonic() - started
+        if counted:
+            cpu = _usage(group) + sum(_usage(p) for p in also) - before_also
+        else:
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    finally:
+        if counted:
+            group.rmdir()
     if done.returncode != 0:
         raise SystemExit(f"{argv} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     graded = next((line for line in done.stdout.splitlines() if line.startswith("Graded ")), "")
@@ -80,7 +113,8 @@ def main() -> int:
         root = Path(tempfile.mkdtemp(prefix="pe-bench-shared-", dir="/tmp"))
         try:
             make_class(root, args.students, owner, prefork)
-            wall, cpu, graded = timed([*command, "grade", "--force", "--jobs", "2"], root)
+            also = [CPUACCT / "pe-course" / owner] if owner else []
+            wall, cpu, graded = timed([*command, "grade", "--force", "--jobs", "2"], root, also)
         finally:
             shutil.rmtree(root, ignore_errors=True)
         results[label] = (wall, cpu)
