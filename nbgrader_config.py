@@ -59,3 +59,6 @@ c.Execute.timeout = 30
 c.SandboxedExecute.notebook_timeout = 120
 c.ScoreWithGraders.notebook_timeout = 120
 c.ScoreWithGraders.call_timeout = 10
+# nbgrader collect takes only what each student's own unix user submitted (a shared server's exchange:
+# nbgrader's own owner check only warns; see pe_course/exchange.py)
+c.ExchangeFactory.collect = "pe_course.exchange.OwnerCheckedCollect"

@@ -10,7 +10,9 @@ assignment (a usage error naming them when it has several).
 Student code runs in the sandbox. Without working bubblewrap, grading a ``--submission`` is refused
 (one line, before anything runs) unless ``--unisolated`` says it is trusted code; the reference
 solutions are the project's own code and run either way (the header says how). ``--no-bwrap`` forces
-the fallback even where bubblewrap works (trusted code only).
+the fallback even where bubblewrap works (trusted code only). Likewise where no resource group can be
+made for each run (an ordinary user without ``sudo pe-course setup-groups --user NAME``): a
+``--submission`` is refused unless ``--without-resource-groups`` accepts that risk.
 """
 
 from __future__ import annotations
@@ -40,6 +42,12 @@ def pytest_addoption(parser):
         help="TRUSTED CODE ONLY: grade a --submission even where bubblewrap does not work (refused otherwise)",
     )
     group.addoption(
+        "--without-resource-groups",
+        action="store_true",
+        help="grade a --submission even where no resource group can be made for each run (refused "
+        "otherwise; see pe-course grade --help)",
+    )
+    group.addoption(
         "--no-bwrap",
         action="store_true",
         help="do not use bubblewrap even when it is installed (trusted code only; implies --unisolated)",
@@ -53,6 +61,11 @@ def unisolated(config) -> bool:
         or config.getoption("--no-bwrap")
         or not config.getoption("--submission")
     )
+
+
+def ungrouped(config) -> bool:
+    """Whether this run may grade without a resource group per run (asked for by name)."""
+    return bool(config.getoption("--without-resource-groups"))
 
 
 def courses_of(config) -> list:
@@ -113,7 +126,7 @@ def pytest_configure(config):
 
     submission_notebooks(config)  # an assignment or a path that cannot be graded: a usage error first
     try:
-        policy.check(unisolated=unisolated(config))
+        policy.check(unisolated=unisolated(config), ungrouped=ungrouped(config))
     except policy.IsolationUnavailable as exc:
         raise pytest.UsageError(str(exc)) from None
 
@@ -122,6 +135,8 @@ def pytest_report_header(config):
     from pe_course.sandbox import Sandbox
 
     sandbox = (
-        Sandbox(use_bwrap=False) if config.getoption("--no-bwrap") else Sandbox(unisolated=unisolated(config))
+        Sandbox(use_bwrap=False)
+        if config.getoption("--no-bwrap")
+        else Sandbox(unisolated=unisolated(config), ungrouped=ungrouped(config))
     )
     return f"pe-course sandbox: {sandbox.isolation}"

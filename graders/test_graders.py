@@ -12,7 +12,7 @@ from pe_course.sandbox import Sandbox
 from pe_course.score import grade_notebook, load_suite
 from pe_course.selfcheck import reference_submission
 
-from .conftest import submission_notebooks, unisolated
+from .conftest import submission_notebooks, ungrouped, unisolated
 
 pytestmark = pytest.mark.slow  # every check runs the graders against a sandboxed worker
 
@@ -49,7 +49,11 @@ def _graded(course, notebook: str, path: str, config) -> GradingRecord:
         source = course.source
         nb = nbformat.read(path, as_version=4) if path else reference_submission(source / f"{notebook}.ipynb")
         no_bwrap = config.getoption("--no-bwrap")
-        sandbox = Sandbox(use_bwrap=False) if no_bwrap else Sandbox(unisolated=unisolated(config))
+        sandbox = (
+            Sandbox(use_bwrap=False)
+            if no_bwrap
+            else Sandbox(unisolated=unisolated(config), ungrouped=ungrouped(config))
+        )
         files = data_files(source)  # the data beside the notebooks (pe_tables.npz), as in a real round
         _RESULTS[key] = grade_notebook(
             nb, notebook, load_suite(course.graders), load_reference(source), sandbox, files=files

@@ -79,6 +79,7 @@ SLOW_MODULES = {
     "test_distributed",
     "test_isolation_policy",
     "test_second_assignment",
+    "test_shared_server",
 }
 SLOW_FIXTURES = {
     "course_copy",

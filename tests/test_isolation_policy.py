@@ -90,6 +90,26 @@ def test_plain_nbgrader_autograde_refuses_before_writing(course_copy, tmp_path):
     assert not (course_copy.root / "autograded" / "ani").exists()
 
 
+def test_without_a_resource_group_every_path_refuses_in_one_line(course_copy, monkeypatch):
+    """Fail closed on resource groups too (issue 32): with none to be had (switched off here with
+    PE_COURSE_NO_CGROUPS), pe-course grade and plain nbgrader autograde refuse before writing, naming
+    the fix and the opt-out."""
+    monkeypatch.setenv("PE_COURSE_NO_CGROUPS", "1")
+    course_copy.submit("ani", {"01_embedding": reference_nb("01_embedding")})
+    path = os.environ["PATH"]
+    proc = run(course_copy.root, [exe("pe-course"), "grade", "positional-encoding"], path)
+    out = lines(proc)
+    assert proc.returncode == 2 and len(out) == 1 and "Traceback" not in proc.stderr, out
+    assert out[0].startswith("Refusing to run student code: no resource group"), out
+    assert "control group" in out[0] and "--without-resource-groups" in out[0], out
+    proc = run(course_copy.root, [exe("nbgrader"), "autograde", "positional-encoding"], path)
+    out = lines(proc)
+    assert proc.returncode != 0 and out == [out[0]] and "Traceback" not in proc.stderr, out
+    assert "ERROR" in out[0] and "Refusing to run student code: no resource group" in out[0], out
+    assert gradebook_submissions(course_copy) == []
+    assert not (course_copy.root / "autograded" / "ani").exists()
+
+
 def test_pytest_graders_refuses_a_submission_and_runs_the_reference_saying_so(tmp_path):
     path = path_without_bwrap(tmp_path / "bin")
     submission = REPO / "release" / "positional-encoding" / "01_embedding.ipynb"

@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
+from .admin import add_opt_outs, add_setup_groups
 from .course import Course, UnknownAssignment
 from .interruption import catch_signals
 from .terminal import console, isolation_line, progress
@@ -97,17 +98,25 @@ def cmd_build(args) -> int:
     return 0
 
 
-def _opted_in(course: Course) -> bool:
-    from .sandbox.policy import unisolated_allowed
+def _opted_in(course: Course) -> tuple[bool, bool]:
+    from .sandbox.policy import ungrouped_allowed, unisolated_allowed
 
-    return unisolated_allowed(course.config())
+    config = course.config()
+    return unisolated_allowed(config), ungrouped_allowed(config)
 
 
 def cmd_grade(args) -> int:
     from .round_output import grade_command
 
     course = _course(args)
-    return grade_command(course, args, args.unisolated or _opted_in(course), _assignment_ready)
+    unisolated, ungrouped = _opted_in(course)
+    return grade_command(
+        course,
+        args,
+        args.unisolated or unisolated,
+        _assignment_ready,
+        ungrouped=args.without_resource_groups or ungrouped,
+    )
 
 
 def cmd_demo(args) -> int:
@@ -342,15 +351,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="grade on this Dask distributed scheduler's workers (needs the [dask] extra); "
         "--jobs then only sets the local feedback processes",
     )
-    p.add_argument(
-        "--unisolated",
-        action="store_true",
-        help="TRUSTED CODE ONLY (your own test solutions, a course self-test): grade even where "
-        "bubblewrap does not work, instead of refusing. Without bubblewrap, student code can use the "
-        "network and — where the kernel lacks Landlock — read the reference solutions. Every record and "
-        "the report say so. Same as c.Isolation.required = False in nbgrader_config.py.",
-    )
+    add_opt_outs(p)
     p.set_defaults(func=cmd_grade)
+    add_setup_groups(sub)
 
     p = sub.add_parser("report", help="HTML report with plots and the grades CSV, from the gradebook")
     p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)

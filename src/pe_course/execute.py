@@ -28,9 +28,9 @@ from traitlets.config import LoggingConfigurable
 from .datafiles import sandbox_data_files
 from .notebook import is_test_cell
 from .record import NoteKind
-from .sandbox import Limits, MiB, Sandbox, Usage, prefork, read_file, write_file
+from .sandbox import Limits, MiB, Sandbox, Usage, prefork, read_file, sharing, write_file
 from .sandbox.channel import LineClosed, LineReader, LineTimeout, LineTooLong
-from .sandbox.policy import Isolation, unisolated_allowed
+from .sandbox.policy import Isolation, ungrouped_allowed, unisolated_allowed
 from .sandbox.usage import strays
 from .sanitize import add_note
 
@@ -83,7 +83,12 @@ def sandbox_from_config(config_owner) -> Sandbox:
     Raises :class:`~pe_course.sandbox.policy.IsolationUnavailable` without bubblewrap and without it."""
     config = config_owner.config
     prefork = config is None or Isolation(config=config).prefork
-    return Sandbox(limits_from_config(config_owner), unisolated=unisolated_allowed(config), prefork=prefork)
+    return Sandbox(
+        limits_from_config(config_owner),
+        unisolated=unisolated_allowed(config),
+        ungrouped=ungrouped_allowed(config),
+        prefork=prefork,
+    )
 
 
 class _Runner:
@@ -256,19 +261,20 @@ class SandboxedExecute(Execute):
                     cell.source = ""
         info = resources.get("nbgrader") if isinstance(resources, dict) else None
         key = (info.get("assignment"), info.get("student")) if info else None
-        try:
-            files = sandbox_data_files(self.config, info["assignment"], self.log) if info else {}
-            runner = _runner_for(key, sandbox)
-            executed, problem = runner.run(
-                to_run, int(self.timeout or 30), sandbox.limits.notebook_timeout, files
-            )
-            if runner.usage is not None and isinstance(resources, dict):
-                resources["pe_course_execute_usage"] = sandbox.limits.record(runner.usage)
-        except Exception as exc:  # noqa: BLE001 (whatever happened, the student is still graded)
-            self.log.error("Sandboxed execution failed: %s", exc)
-            executed, problem = None, f"eksekusi gagal ({type(exc).__name__})"
-        if problem or key is None or (_RUNNER is not None and _RUNNER.leftover):
-            close_runner()
+        with sharing.exclusive(bool(sandbox.use_groups)):  # without a group: one run at a time
+            try:
+                files = sandbox_data_files(self.config, info["assignment"], self.log) if info else {}
+                runner = _runner_for(key, sandbox)
+                executed, problem = runner.run(
+                    to_run, int(self.timeout or 30), sandbox.limits.notebook_timeout, files
+                )
+                if runner.usage is not None and isinstance(resources, dict):
+                    resources["pe_course_execute_usage"] = sandbox.limits.record(runner.usage)
+            except Exception as exc:  # noqa: BLE001 (whatever happened, the student is still graded)
+                self.log.error("Sandboxed execution failed: %s", exc)
+                executed, problem = None, f"eksekusi gagal ({type(exc).__name__})"
+            if problem or key is None or (_RUNNER is not None and _RUNNER.leftover):
+                close_runner()
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue

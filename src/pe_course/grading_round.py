@@ -81,6 +81,7 @@ def grade_round(
     unisolated: bool = False,
     runner: Runner | None = None,
     dry_run: bool = False,
+    ungrouped: bool = False,
 ) -> RoundSummary:
     """Grade submissions; merge each as it finishes; skip unchanged ones unless ``force``.
 
@@ -91,7 +92,7 @@ def grade_round(
     failures in ``summary.feedback_failed``). The tasks run on ``runner``, by default on ``jobs``
     local processes, or on the Dask cluster of ``cluster`` (a ``distributed.Client``). ``unisolated``
     is the instructor's opt-in (trusted code only): without it a worker where bubblewrap does not
-    work refuses every student.
+    work refuses every student; ``ungrouped`` likewise where no resource group can be made.
     """
     started = time.monotonic()
     summary = RoundSummary()
@@ -135,6 +136,7 @@ def grade_round(
                     fingerprint,
                     unisolated,
                     feedback and not dry_run,
+                    ungrouped,
                 )
             )
         # a student skipped as unchanged whose feedback is missing or out of date (the round that graded

@@ -18,11 +18,13 @@ from .runners.dask_cluster import REFUSES, ClusterUnavailable, connect, describe
 from .terminal import console, isolation_line, progress
 
 
-def grade_command(course: Course, args, unisolated: bool, assignment_ready) -> int:
+def grade_command(course: Course, args, unisolated: bool, assignment_ready, ungrouped: bool = False) -> int:
     """``pe-course grade``: intake, the round (locally or on a Dask cluster), its scores and, for students
     graded before, the regrade report; with ``--dry-run`` only the report, and nothing written."""
     dry_run = bool(getattr(args, "dry_run", False))
-    isolation = "" if args.scheduler else isolation_line(unisolated)  # workers say theirs below
+    isolation = (
+        "" if args.scheduler else isolation_line(unisolated, ungrouped=ungrouped)
+    )  # workers say theirs below
     if isolation is None:
         return 2  # before anything is written: no gradebook entry, no moved submission
     if not assignment_ready(course):
@@ -45,7 +47,7 @@ def grade_command(course: Course, args, unisolated: bool, assignment_ready) -> i
         return 2
     cluster = None
     if args.scheduler:
-        cluster = cluster_ready(args.scheduler, unisolated)
+        cluster = cluster_ready(args.scheduler, unisolated, ungrouped)
         if cluster is None:
             return 2
     else:
@@ -59,6 +61,7 @@ def grade_command(course: Course, args, unisolated: bool, assignment_ready) -> i
             cluster,
             unisolated=unisolated,
             dry_run=dry_run,
+            ungrouped=ungrouped,
         )
     finally:
         if cluster is not None:
@@ -86,7 +89,7 @@ def print_regrade(course: Course, report: RegradeReport | None) -> None:
         )
 
 
-def cluster_ready(address: str, unisolated: bool):
+def cluster_ready(address: str, unisolated: bool, ungrouped: bool = False):
     """A client of the Dask scheduler at ``address``, after printing the cluster and every worker's
     isolation line; None after printing the one line that says why not (unreachable, or workers that
     cannot isolate student code: the round does not start)."""
@@ -97,7 +100,7 @@ def cluster_ready(address: str, unisolated: bool):
         return None
     workers, threads, notes = describe(cluster)
     console.print(f"Dask cluster {escape(address)}: {workers} workers, {threads} threads")
-    found = worker_isolation(cluster, unisolated)
+    found = worker_isolation(cluster, unisolated, ungrouped)
     refusing = sorted(w for line, where in found.items() if line.startswith(REFUSES) for w in where)
     if refusing:
         cluster.close()
@@ -138,6 +141,7 @@ def run_grading(
     cluster=None,
     unisolated: bool = False,
     dry_run: bool = False,
+    ungrouped: bool = False,
 ):
     """Grade with live progress bars, each student's feedback following their grades; returns
     (summary, feedback failures). With ``cluster`` (a Dask client) the tasks run on its workers."""
@@ -170,6 +174,7 @@ def run_grading(
             feedback=True,
             unisolated=unisolated,
             dry_run=dry_run,
+            ungrouped=ungrouped,
         )
     return summary, summary.feedback_failed
 

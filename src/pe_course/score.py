@@ -32,7 +32,7 @@ from .feedback import cell_markdown, cell_text
 from .notebook import grade_id, is_test_cell, load_reference, test_cell_ids, worker_cells
 from .public_checks import Clause
 from .record import CellResult, CellStatus, CheckResult, ClauseResult, GradingRecord, Note, NoteKind
-from .sandbox import Limits, Sandbox
+from .sandbox import Limits, Sandbox, sharing
 from .sandbox.client import StudentProcess
 from .sandbox.policy import IsolationUnavailable
 from .sanitize import notes
@@ -210,7 +210,10 @@ def grade_notebook(
         return result
     cells = worker_cells(nb)
     result.notes.extend(suspicious_code(cells))
-    with StudentProcess(cells, functions, sandbox, files) as student:
+    with (
+        sharing.exclusive(bool(sandbox.use_groups)),
+        StudentProcess(cells, functions, sandbox, files) as student,
+    ):
         result.cell_errors = student.report.cell_errors
         result.timed_out_cells = student.report.timed_out_cells
         deadline = started + sandbox.limits.notebook_timeout

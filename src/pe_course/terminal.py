@@ -17,17 +17,18 @@ from rich.progress import (
 console = Console(highlight=False)
 
 
-def isolation_line(unisolated: bool, trusted: str = "") -> str | None:
+def isolation_line(unisolated: bool, trusted: str = "", ungrouped: bool = False) -> str | None:
     """Fail closed: the sandbox's isolation line, or None after printing the one line that refuses.
 
-    ``unisolated`` is the instructor's opt-in (the flag or ``c.Isolation.required = False``).
+    ``unisolated`` is the instructor's opt-in (the flag or ``c.Isolation.required = False``), and
+    ``ungrouped`` the one for no resource group (``c.Isolation.resource_groups_required = False``).
     ``trusted`` names the project's own code a command runs (demo, build): it may then run without
     bubblewrap, and the line says so first."""
     from .sandbox import Sandbox  # (imported when used: numpy; `pe-course --help` starts at once)
     from .sandbox.policy import IsolationUnavailable
 
     try:
-        sandbox = Sandbox(unisolated=bool(trusted) or unisolated)
+        sandbox = Sandbox(unisolated=bool(trusted) or unisolated, ungrouped=ungrouped)
     except IsolationUnavailable as exc:
         console.print(f"[red]{escape(str(exc))}[/]", soft_wrap=True)
         return None

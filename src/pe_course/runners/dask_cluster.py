@@ -78,20 +78,20 @@ def describe(client) -> tuple[int, int, list[str]]:
     return len(workers), threads, notes
 
 
-def worker_isolation(client, unisolated: bool = False) -> dict[str, list[str]]:
+def worker_isolation(client, unisolated: bool = False, ungrouped: bool = False) -> dict[str, list[str]]:
     """How each worker would isolate student code (its bubblewrap and resource groups): isolation ->
-    workers. A worker that would refuse (no working bubblewrap, no opt-in) answers with its refusal,
+    workers. A worker that would refuse (no working bubblewrap or resource group, no opt-in) answers with its refusal,
     which starts with :data:`REFUSES`."""
     found: dict[str, list[str]] = {}
     with contextlib.suppress(Exception):  # a worker gone meanwhile
         names = {a: str(w.get("name", a)) for a, w in client.scheduler_info().get("workers", {}).items()}
-        for address, isolation in client.run(_isolation, unisolated).items():
+        for address, isolation in client.run(_isolation, unisolated, ungrouped).items():
             name = names.get(address, address)
             found.setdefault(str(isolation), []).append(address if name == address else f"{name} ({address})")
     return found
 
 
-async def _isolation(unisolated: bool = False) -> str:
+async def _isolation(unisolated: bool = False, ungrouped: bool = False) -> str:
     """Run by ``client.run`` on the worker's event loop: the probe (it starts bwrap) goes to a thread."""
     import asyncio
 
@@ -100,7 +100,7 @@ async def _isolation(unisolated: bool = False) -> str:
 
     def probe() -> str:
         try:
-            return Sandbox(unisolated=unisolated).isolation
+            return Sandbox(unisolated=unisolated, ungrouped=ungrouped).isolation
         except IsolationUnavailable as exc:
             return str(exc)
 
@@ -166,6 +166,7 @@ class DaskRunner(Runner):
                 task.fingerprint,
                 task.unisolated,
                 task.feedback,
+                task.ungrouped,
                 key=key,
                 pure=False,
             )

@@ -63,13 +63,15 @@ def grade_remote(
     fingerprint: str,
     unisolated: bool = False,
     feedback: bool = False,
+    ungrouped: bool = False,
 ) -> RemoteResult:
     """One student on a Dask worker: :func:`~pe_course.grading_task.grade_one` in a private course
     directory; the result is the private gradebook, the autograded folder and (with ``feedback``) the
     student's feedback pages, as a tar.
 
     A worker where bubblewrap does not work refuses (unless the instructor opted in with
-    ``unisolated``): the student is listed as failed with the worker's name and why."""
+    ``unisolated``), or where no resource group can be made (unless ``ungrouped``): the student is
+    listed as failed with the worker's name and why."""
     import warnings
 
     warnings.filterwarnings("ignore", module="nbformat")  # students' notebooks often lack cell ids
@@ -83,7 +85,7 @@ def grade_remote(
             )
             return RemoteResult(GradeOutcome(student, False, "", fingerprint, error=why), b"", worker)
         try:
-            policy.check(unisolated=unisolated)
+            policy.check(unisolated=unisolated, ungrouped=ungrouped)
         except policy.IsolationUnavailable as exc:
             return RemoteResult(
                 GradeOutcome(student, False, "", fingerprint, error=f"worker {worker}: {exc}"), b"", worker
@@ -112,6 +114,7 @@ def grade_remote(
                 fingerprint,
                 unisolated,
                 feedback,
+                ungrouped,
             )
             outcome = grade_one(task)
             members = []

@@ -10,7 +10,9 @@
   following links;
 - :mod:`.groups` — one Linux control group per sandboxed run, limited as a whole (memory, processes,
   CPU seconds); :mod:`.usage` — its figures, what in them needs an instructor's attention, and the
-  processes a run left running;
+  processes a run left running; :mod:`.delegation` — a subtree handed to an ordinary user
+  (``sudo pe-course setup-groups --user NAME``); :mod:`.sharing` — without a group (the instructor's
+  opt-in), one run at a time;
 - :mod:`.teardown` — every scratch directory, group and process this process holds, so that a stop
   signal ends them all wherever the code happens to be;
 - :mod:`.client` — :class:`StudentProcess`, the grader's side of a sandboxed worker: loads a

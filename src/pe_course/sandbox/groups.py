@@ -15,9 +15,10 @@ group with limits on the whole group:
 
 Which mechanism is used is found once per process (:func:`mechanism`): cgroup v2 where our own part
 of the hierarchy is delegated to us with the memory and pids controllers, else cgroup v1 where the
-memory, pids, cpuacct and freezer hierarchies are writable (as for root on this project's machines).
-Where neither is available, :func:`mechanism` returns ``None`` and the sandbox says so in its
-``isolation`` line.
+memory, pids, cpuacct and freezer hierarchies are writable (as for root on this project's machines),
+or where an administrator handed this user a subtree (:mod:`.delegation`). Where neither is available,
+:func:`mechanism` returns ``None`` and the sandbox refuses student code (:mod:`.policy`) unless the
+instructor accepted running without a group (then runs are one at a time, :mod:`.sharing`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import teardown
+from . import delegation, teardown
 from .usage import NEAR, Usage, attention  # noqa: F401  (read from here by record.py and the tests)
 
 V1_ROOT = Path("/sys/fs/cgroup")
@@ -45,13 +46,14 @@ SCRATCH_INTERVAL = 0.25
 class Mechanism:
     version: int  # 1 or 2
     parents: dict[str, Path]  # controller (v1) or "unified" (v2) -> directory new groups are made in
+    delegated: bool = False  # v1: a subtree an administrator handed over (pe-course setup-groups)
 
     @property
     def description(self) -> str:
-        return f"cgroup v{self.version}"
+        return f"cgroup v{self.version}" + (", delegated" if self.delegated else "")
 
 
-def _own_cgroups() -> dict[str, str]:
+def own_cgroups() -> dict[str, str]:
     """controller -> our cgroup path, from /proc/self/cgroup ("" is the v2 unified hierarchy)."""
     out: dict[str, str] = {}
     with contextlib.suppress(OSError):
@@ -74,7 +76,7 @@ def _writable_dir(path: Path) -> bool:
 
 
 def _v2() -> Mechanism | None:
-    own = _own_cgroups().get("")
+    own = own_cgroups().get("")
     root = next(
         (
             p
@@ -93,20 +95,21 @@ def _v2() -> Mechanism | None:
         with contextlib.suppress(OSError):
             enabled = (candidate / "cgroup.subtree_control").read_text().split()
             if {"memory", "pids"} <= set(enabled) and _writable_dir(candidate):
-                return Mechanism(2, {"unified": candidate})
+                return Mechanism(2, {"unified": candidate}, delegated=os.geteuid() != 0)
     return None
 
 
 def _v1() -> Mechanism | None:
-    own = _own_cgroups()
+    own = own_cgroups()
     parents = {}
     for controller in V1_CONTROLLERS:
         mount = V1_ROOT / controller
         if controller not in own or not (mount / "cgroup.procs").exists():
             return None
         parent = mount / own[controller].lstrip("/")
-        if not _writable_dir(parent):
-            return None
+        if not _writable_dir(parent):  # not ours: a subtree an administrator gave us (delegation.py)?
+            found = delegation.find_v1(V1_ROOT, own, V1_CONTROLLERS, _writable_dir)
+            return Mechanism(1, found, delegated=True) if found else None
         parents[controller] = parent
     return Mechanism(1, parents)
 

@@ -27,13 +27,12 @@ import signal
 import subprocess
 import sys
 import sysconfig
-import time
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import groups, landlock, teardown
+from . import groups, landlock, sharing, teardown
 from .policy import (
     NAMESPACES,
     NOBODY,
@@ -43,6 +42,7 @@ from .policy import (
     IsolationUnavailable,
     bwrap_path,
     bwrap_problem,
+    group_refusal,
     refusal,
 )
 from .scratch import new_scratch, remove_scratch, write_file
@@ -91,14 +91,18 @@ class Limits:
         return "; ".join(text.get(h, h) for h in hits)
 
 
-def rlimits(limits: Limits) -> list[tuple[int, int]]:
-    """The per-process limits of a sandboxed program, as ``(resource, value)`` for ``setrlimit``."""
+def rlimits(limits: Limits, grouped: bool = True) -> list[tuple[int, int]]:
+    """The per-process limits of a sandboxed program, as ``(resource, value)`` for ``setrlimit``.
+
+    ``RLIMIT_NPROC`` counts all the grading user's processes, so it is shared by every run: with a
+    resource group (``grouped``) it is left alone, the group bounds the run's processes (sharing.py)."""
+    nproc = sharing.nproc(limits.processes, grouped)
     return [
         (resource.RLIMIT_CPU, limits.cpu_seconds),
         (resource.RLIMIT_AS, limits.address_space),
         (resource.RLIMIT_FSIZE, limits.file_size),
         (resource.RLIMIT_NOFILE, limits.open_files),
-        (resource.RLIMIT_NPROC, limits.processes),
+        *([(resource.RLIMIT_NPROC, nproc)] if nproc is not None else []),
         (resource.RLIMIT_CORE, 0),
     ]
 
@@ -110,7 +114,7 @@ def _set_limits(
     process group; with ``fence`` (no bubblewrap), Landlock: read only ``fence``, write only ``scratch``."""
     groups.join(list(group_files))
     os.setsid()
-    for res, value in rlimits(limits):
+    for res, value in rlimits(limits, grouped=bool(group_files)):
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(res, (value, value))
     if fence:
@@ -141,7 +145,11 @@ def _python_roots() -> list[str]:
     # Keep only outermost directories, and never anything under /usr (bound as a whole).
     out: list[str] = []
     for root in sorted(roots, key=len):
-        if root.startswith("/usr/") or any(root == o or root.startswith(o + os.sep) for o in out):
+        if (
+            root == "/usr"
+            or root.startswith("/usr/")
+            or any(root == o or root.startswith(o + os.sep) for o in out)
+        ):
             continue
         out.append(root)
     return out
@@ -155,6 +163,7 @@ class Sandbox:
     use_bwrap: bool | None = None  # None: bubblewrap, or IsolationUnavailable (unless ``unisolated``)
     use_groups: bool | None = None  # None: a resource group per run when control groups can be used
     unisolated: bool = False  # the instructor's opt-in (trusted code only): run without bubblewrap if need be
+    ungrouped: bool = False  # the instructor's opt-in: run without a resource group (one run at a time)
     prefork: bool = True  # notebook runners forked pre-imported into their sandboxes (sandbox/prefork.py)
 
     def __post_init__(self) -> None:
@@ -169,6 +178,8 @@ class Sandbox:
             self.unisolated = True  # asked for by name (use_bwrap=False) or opted in
         if self.use_groups is None:
             self.use_groups = groups.mechanism() is not None
+            if not self.use_groups and not (self.unisolated or self.ungrouped):
+                raise IsolationUnavailable(group_refusal())
         elif self.use_groups and groups.mechanism() is None:
             raise RuntimeError("resource groups were requested but no control group can be created here")
 
@@ -184,9 +195,10 @@ class Sandbox:
                 f"scratch {self.limits.scratch_files} files / {_size(self.limits.scratch_bytes)}"
             )
         else:
+            why = "accepted with --without-resource-groups" if self.ungrouped else "no usable control group"
             group = (
-                "; NO resource group (no usable control group): memory and process limits are per process "
-                "only, so a submission can use them many times over with several processes"
+                f"; NO resource group ({why}): memory and process limits are per process only, so a "
+                "submission can use them many times over with several processes; runs one at a time"
             )
         if self.use_bwrap:
             return (
@@ -395,7 +407,10 @@ class SandboxedProcess:
         self.kill()
 
     def kill(self) -> None:
-        """End the program and everything it started, remove its group; what it used is in ``usage``."""
+        """End the program and everything it started, remove its group; what it used is in ``usage``.
+        Without a group, as an ordinary user: also wait until its processes are reaped (sharing.py)."""
+        alone = self.group is None and os.geteuid() != 0 and self.proc.poll() is None
+        inits = sharing.children(self.proc.pid) if alone else []
         self.kill_now()
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
@@ -406,6 +421,7 @@ class SandboxedProcess:
         if self.group is not None:
             self.usage = self.group.close()
             self.group = None
+        sharing.wait_gone(inits)
         teardown.removed(self)
 
     def kill_now(self) -> None:
@@ -418,23 +434,4 @@ class SandboxedProcess:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.proc.pid, signal.SIGKILL)
-        _kill_marked(self.marker)  # processes that left our process group (setsid, double fork)
-
-
-def _kill_marked(marker: str) -> None:
-    """Kill every process whose environment carries this sandbox's marker (Linux /proc)."""
-    needle = f"PE_SANDBOX_ID={marker}".encode()
-    for _ in range(3):
-        found = False
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                if needle in (entry / "environ").read_bytes().split(b"\0"):
-                    os.kill(int(entry.name), signal.SIGKILL)
-                    found = True
-            except (OSError, ValueError):
-                continue
-        if not found:
-            return
-        time.sleep(0.05)
+        sharing.kill_marked(self.marker)  # processes that left our process group (setsid, double fork)

@@ -13,12 +13,21 @@ solutions, a course's self-test): ``--unisolated`` on the command line, or in ``
 
 Every record graded that way says so in its ``isolation`` field, and the round's summary and the
 report mark those students.
+
+The same holds for resource groups (:mod:`.groups`): without a control group for each run, memory and
+process limits are per process and, for an ordinary user, the process limit is shared by every run of
+that user, so one submission could make another fail. Where no group can be made the sandbox raises
+:class:`IsolationUnavailable` with the fix (``sudo pe-course setup-groups --user NAME``, see
+:mod:`.delegation`) unless the instructor accepts that risk by name: ``--without-resource-groups``, or
+``c.Isolation.resource_groups_required = False``. Runs are then one at a time on the machine (per
+user, :mod:`.sharing`), so that one student's processes never count against another's run.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import pwd
 import shutil
 import subprocess
 
@@ -29,6 +38,7 @@ NOBODY = 65534
 UNISOLATED = "NOT ISOLATED"  # how the isolation line of a run without bubblewrap begins
 INSTALL = "sudo apt-get install -y bubblewrap"
 OPT_IN = "for trusted code only: --unisolated, or c.Isolation.required = False"
+GROUPS_OPT_OUT = "--without-resource-groups, or c.Isolation.resource_groups_required = False"
 
 
 class IsolationUnavailable(RuntimeError):
@@ -44,6 +54,14 @@ class Isolation(Configurable):
         "(the instructor's own test solutions, a course self-test): without bubblewrap student code can "
         "read what the grading user can read and use the network. The same as pe-course grade --unisolated.",
     ).tag(config=True)
+    resource_groups_required = Bool(
+        True,
+        help="Refuse to run student code where no resource group (control group) can be made for each "
+        "run (the default; an administrator gives an ordinary user one with `sudo pe-course setup-groups "
+        "--user NAME`). False accepts the risk: memory and process limits per process only, so a "
+        "submission can use them several times over; runs are then one at a time. The same as "
+        "pe-course grade --without-resource-groups.",
+    ).tag(config=True)
     prefork = Bool(
         True,
         help="Fork each student's notebook runner and kernel from a process that has imported them already "
@@ -57,12 +75,39 @@ def unisolated_allowed(config) -> bool:
     return config is not None and not Isolation(config=config).required
 
 
-def check(config=None, unisolated: bool = False) -> None:
+def ungrouped_allowed(config) -> bool:
+    """True when nbgrader's configuration accepts runs without a resource group."""
+    return config is not None and not Isolation(config=config).resource_groups_required
+
+
+def check(config=None, unisolated: bool = False, ungrouped: bool = False) -> None:
     """Raise :class:`IsolationUnavailable` unless bubblewrap works here or the instructor opted in
-    (``unisolated``, or ``c.Isolation.required = False`` in ``config``)."""
+    (``unisolated``, or ``c.Isolation.required = False`` in ``config``), and likewise for resource
+    groups (``ungrouped``, ``c.Isolation.resource_groups_required = False``; trusted code needs none)."""
+    unisolated = unisolated or unisolated_allowed(config)
     problem = bwrap_problem()
-    if problem is not None and not (unisolated or unisolated_allowed(config)):
+    if problem is not None and not unisolated:
         raise IsolationUnavailable(refusal(problem))
+    if not (unisolated or ungrouped or ungrouped_allowed(config)):
+        from .groups import mechanism
+
+        if mechanism() is None:
+            raise IsolationUnavailable(group_refusal())
+
+
+def group_refusal() -> str:
+    """The one line that refuses to run student code without a resource group."""
+    who = "root" if os.geteuid() == 0 else pwd.getpwuid(os.geteuid()).pw_name
+    fix = (
+        "no writable cgroup v1 memory/pids/cpuacct/freezer or delegated cgroup v2 memory/pids here"
+        if who == "root"
+        else f"an administrator makes one for this user once with `sudo pe-course setup-groups --user {who}` "
+        "(or, with systemd, grade under `systemd-run --user --scope -p Delegate=yes`)"
+    )
+    return (
+        f"Refusing to run student code: no resource group (control group) can be made for each run as {who}, "
+        f"so one submission's processes could make another's fail; {fix} (to accept that risk: {GROUPS_OPT_OUT})."
+    )
 
 
 @functools.lru_cache(maxsize=1)

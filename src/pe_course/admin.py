@@ -1,0 +1,81 @@
+"""A shared server's side of pe-course: the administrator's one command, and the instructor's opt-outs.
+
+``sudo pe-course setup-groups --user NAME`` hands a control-group subtree to an ordinary user once, so
+that ``pe-course grade`` run by that user gets a resource group per run, as root does
+(:mod:`pe_course.sandbox.delegation`). Without one, grading refuses (:mod:`pe_course.sandbox.policy`)
+unless the instructor accepts the risk with ``--without-resource-groups``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from rich.markup import escape
+
+from .terminal import console
+
+
+def add_opt_outs(p: argparse.ArgumentParser) -> None:
+    """``pe-course grade``'s two explicit opt-outs of the fail-closed sandbox."""
+    p.add_argument(
+        "--unisolated",
+        action="store_true",
+        help="TRUSTED CODE ONLY (your own test solutions, a course self-test): grade even where "
+        "bubblewrap does not work, instead of refusing. Without bubblewrap, student code can use the "
+        "network and — where the kernel lacks Landlock — read the reference solutions. Every record and "
+        "the report say so. Same as c.Isolation.required = False in nbgrader_config.py.",
+    )
+    p.add_argument(
+        "--without-resource-groups",
+        action="store_true",
+        help="grade even where no resource group (control group) can be made for each run, instead of "
+        "refusing (the fix: an administrator runs `sudo pe-course setup-groups --user YOU` once). You "
+        "accept that memory and process limits are per process only, so one submission can use them "
+        "several times over and load the machine; students are then graded one at a time, so that one "
+        "submission's processes never count against another's. Every record's isolation line says so. "
+        "Same as c.Isolation.resource_groups_required = False in nbgrader_config.py.",
+    )
+
+
+def add_setup_groups(sub) -> None:
+    p = sub.add_parser(
+        "setup-groups",
+        help="(administrator, as root, once) give an ordinary user the control groups pe-course grade needs",
+        description="Make pe-course/USER in the control-group hierarchies pe-course uses (cgroup v1 "
+        "memory, pids, cpuacct and freezer where mounted, else cgroup v2 with memory and pids) and give "
+        "it to USER, so that pe-course grade run by USER bounds each student's run as a whole. On cgroup "
+        "v2 the user's server must also be started in pe-course/USER/session (see the README).",
+    )
+    p.add_argument("--user", required=True, help="the instructor's (or teaching assistant's) unix user name")
+    p.add_argument(
+        "--under",
+        default="/",
+        metavar="GROUP",
+        help="make it below this group of every hierarchy instead of at the top (default /); "
+        "'self': below the group this command runs in (in a container, or for a test)",
+    )
+    p.set_defaults(func=cmd_setup_groups)
+
+
+def cmd_setup_groups(args) -> int:
+    from .sandbox.delegation import setup
+    from .sandbox.groups import V1_CONTROLLERS, own_cgroups
+
+    if os.geteuid() != 0:
+        console.print(
+            f"[red]setup-groups needs root[/]: run it as `sudo pe-course setup-groups --user {escape(args.user)}`."
+        )
+        return 2
+    try:
+        made = setup(args.user, V1_CONTROLLERS, own_cgroups(), args.under)
+    except KeyError:
+        console.print(f"[red]No such user[/]: {escape(args.user)}")
+        return 2
+    except (OSError, RuntimeError) as exc:
+        console.print(f"[red]Could not make the groups[/]: {escape(str(exc))}", soft_wrap=True)
+        return 2
+    for path in made:
+        console.print(f"{escape(path)}: owned by {escape(args.user)}")
+    console.print(f"{escape(args.user)} can now grade with a resource group per run (pe-course grade).")
+    return 0

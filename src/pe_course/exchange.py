@@ -1,0 +1,64 @@
+"""nbgrader's exchange on a shared server: collect only what each student submitted themselves.
+
+nbgrader's default exchange (``nbgrader.exchange.default``) keeps every submission in one
+``inbound`` directory that every user may write to (mode 2733: no listing) under the name
+``<student>+<assignment>+<timestamp>+<random>``, and ``nbgrader collect`` takes each student's latest
+one *by that name*. Its owner check (``CollectApp.check_owner``) only logs a warning, so any student
+can put a folder named ``<someone else>+<assignment>+<a later time>+x`` there and it is collected as
+that other student's submission (tried in tests/test_shared_server.py): one student replaces
+another's work. :class:`OwnerCheckedCollect` leaves such folders where they are, says so in the log,
+and collects the latest submission the student's own unix user made. In ``nbgrader_config.py``::
+
+    c.ExchangeFactory.collect = "pe_course.exchange.OwnerCheckedCollect"
+
+What the default exchange already gives, and what it needs from the server, is in the README
+(shared server): a submission's folder cannot be found without its random part, feedback cannot be
+found without the submission's secret, and both hold only while students cannot read each other's
+home directories (``chmod 700``), where nbgrader keeps a copy of each submission with its secret.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+
+from nbgrader.exchange.default.collect import ExchangeCollect, groupby
+
+
+def owner(path: str) -> str | None:
+    """The unix user name that owns ``path``, or None."""
+    try:
+        return pwd.getpwuid(os.lstat(path).st_uid).pw_name
+    except (OSError, KeyError):
+        return None
+
+
+class OwnerCheckedCollect(ExchangeCollect):
+    """``nbgrader collect`` that ignores a submission whose folder is not owned by the student it names."""
+
+    def init_src(self) -> None:
+        super().init_src()  # checks the course and the inbound directory, reads the due date
+        student_id = self.coursedir.student_id or "*"
+        pattern = os.path.join(self.inbound_path, f"{student_id}+{self.coursedir.assignment_id}+*")
+        records = []
+        for path in glob.glob(pattern):
+            record = self._path_to_record(path)
+            found = owner(path)
+            if found != record["username"]:
+                self.log.error(
+                    "Not collected: %s names %s but was made by %s (a submission in another student's name)",
+                    path,
+                    record["username"],
+                    found or "an unknown user",
+                )
+                continue
+            records.append(record)
+        self.src_records = []
+        for group in groupby(records, lambda item: item["username"]).values():
+            ordered = self._sort_by_timestamp(group)
+            on_time = [r for r in ordered if self.duedate is not None and r["timestamp"] <= self.duedate]
+            self.src_records.append(on_time[0] if (self.before_duedate and on_time) else ordered[0])
+
+
+__all__ = ["OwnerCheckedCollect"]
