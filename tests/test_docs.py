@@ -63,6 +63,20 @@ def test_the_docs_mention_every_cli_command():
     assert not missing, f"no page of docs/ mentions: {missing}"
 
 
+def test_the_student_guide_is_in_indonesian_and_follows_the_glossary():
+    """Formal Indonesian ("Anda"), none of the phrases docs/glossary.md bans from released notebooks."""
+    text = (DOCS / "panduan-mahasiswa.md").read_text(encoding="utf-8")
+    glossary = (DOCS / "glossary.md").read_text(encoding="utf-8")
+    block = glossary.split("<!-- banned:start -->", 1)[1].split("<!-- banned:end -->", 1)[0]
+    banned = [line[2:].strip() for line in block.splitlines() if line.startswith("- ")]
+    assert "kamu" in banned
+    found = [phrase for phrase in banned if re.search(rf"\b{re.escape(phrase.lower())}\b", text.lower())]
+    assert not found, f"docs/panduan-mahasiswa.md: {found} (see docs/glossary.md for the term to use)"
+    assert text.count("Anda") >= 10
+    for step in ("Ambil tugas", "Jalankan semua sel", "Klik Validate", "Kumpulkan", "Baca umpan balik"):
+        assert step in text, step
+
+
 def _pe_course_commands() -> list[tuple[str, str]]:
     """Every `pe-course ...` command in a bash block of README.md or docs/, with its page."""
     found = []
