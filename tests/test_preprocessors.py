@@ -196,6 +196,7 @@ def test_the_pipelines_are_nbgraders_defaults_with_our_steps_named():
     assert names(FEEDBACK_PREPROCESSORS) == [
         "GetGrades",
         "ClearHiddenTests",
+        "RegradeNotice",
         "RenderMath",
         "CSSHTMLHeaderPreprocessor",
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pe_course import pe_tables
 from pe_course.checks import Grader, InputClass, builds_on, check, graded, other_values
 
 from . import properties as p
@@ -15,9 +16,9 @@ DEFAULT_BASE = 10000.0
 
 
 def _pe_rows(length: int, d_model: int) -> np.ndarray:
-    """Rows 0 .. length-1 of the sinusoidal PE table (base 10000): public inputs of the properties."""
-    angles = np.arange(length)[:, None] * DEFAULT_BASE ** (-np.arange(0, d_model, 2) / d_model)
-    return np.stack([np.sin(angles), np.cos(angles)], axis=-1).reshape(length, d_model)
+    """Rows 0 .. length-1 of the sinusoidal PE table (base 10000): public inputs of the properties,
+    the same numbers on every machine (they are written into public_checks/, see pe_course.precision)."""
+    return pe_tables.table(length, d_model, DEFAULT_BASE)
 
 
 def _base_matters(base, width: int, turned: bool) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pe_course import pe_tables
 from pe_course.checks import Grader, InputClass, check, graded, other_values
 
 from . import properties as p
@@ -14,11 +15,9 @@ NOTEBOOK = "04_similarity"
 
 
 def _pe_table(length: int, d_model: int) -> np.ndarray:
-    """A sinusoidal PE table (base 10000), as data for the public properties."""
-    angles = np.arange(length)[:, None] * 10000.0 ** (-np.arange(0, d_model, 2) / d_model)[None, :]
-    table = np.empty((length, d_model))
-    table[:, 0::2], table[:, 1::2] = np.sin(angles), np.cos(angles)
-    return table
+    """A sinusoidal PE table (base 10000), as data for the public properties: the same numbers on every
+    machine (they are written into public_checks/, see pe_course.precision)."""
+    return pe_tables.table(length, d_model)
 
 
 def _pe_dots(table: np.ndarray, offsets: list[int]) -> list[tuple[int, list[tuple[int, float]]]]:

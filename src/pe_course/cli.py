@@ -104,45 +104,10 @@ def _opted_in(course: Course) -> bool:
 
 
 def cmd_grade(args) -> int:
-    course = _course(args)
-    unisolated = args.unisolated or _opted_in(course)
-    isolation = "" if args.scheduler else isolation_line(unisolated)  # workers say theirs below
-    if isolation is None:
-        return 2  # before anything is written: no gradebook entry, no moved submission
-    if not _assignment_ready(course):
-        return 2
-    from .grading_round import submitted_students
-    from .intake import tidy_submissions
-    from .round_output import cluster_ready, print_cluster_figures, print_round, run_grading
+    from .round_output import grade_command
 
-    for message in tidy_submissions(
-        course.submitted, course.assignment, course.notebooks, course.other_notebooks
-    ):
-        console.print(f"Intake: {message}")
-    if not submitted_students(course):
-        console.print(
-            f"[red]No submissions[/] in {course.submitted}/<student>/{course.assignment}/ "
-            "— take them in first (nbgrader collect, or nbgrader zip_collect for an LMS download)."
-        )
-        return 2
-    cluster = None
-    if args.scheduler:
-        cluster = cluster_ready(args.scheduler, unisolated)
-        if cluster is None:
-            return 2
-    else:
-        console.print(isolation)
-    try:
-        summary, feedback_failures = run_grading(
-            course, args.student or None, args.jobs, args.force, cluster, unisolated=unisolated
-        )
-    finally:
-        if cluster is not None:
-            cluster.close()
-    print_round(course, summary, feedback_failures)
-    if cluster is not None:
-        print_cluster_figures(summary)
-    return 1 if summary.failed else 0
+    course = _course(args)
+    return grade_command(course, args, args.unisolated or _opted_in(course), _assignment_ready)
 
 
 def cmd_demo(args) -> int:
@@ -275,10 +240,21 @@ def cmd_report(args) -> int:
     course = _course(args)
     if not _assignment_ready(course):
         return 2
+    from .regrade import history
+    from .regrade_report import distribution
     from .report import write_report
 
     path = write_report(course, Path(args.out) if args.out else None)
     console.print(f"Report written: {path}")
+    regrades = history(course)
+    if regrades:
+        table = Table("date", "graders' version", "changed", "unchanged", "class before", "class after",
+                      title="Regrades")  # fmt: skip
+        for r in regrades:
+            table.add_row(r.date, f"{', '.join(r.previous_versions)} -> {r.graders_version}",
+                          str(len(r.students)), str(len(r.unchanged)), distribution(r.before),
+                          distribution(r.after))  # fmt: skip
+        console.print(table)
     return 0
 
 
@@ -295,8 +271,18 @@ def cmd_export(args) -> int:
     if not source.is_file():
         console.print(f"[red]No {args.lms} export at {escape(str(source))}[/]: {SOURCE_HELP[args.lms]}")
         return 2
+    only = None
+    if args.changed_only:
+        from .regrade import latest_changed
+
+        changed = latest_changed(course)
+        if not changed:
+            console.print("[red]Nothing exported[/]: no regrade changed any student (see pe-course report).")
+            return 2
+        only = set(changed)
+        out = out if args.out else out / "changed"  # the full export stays as it was
     try:
-        files, notes = export(course, args.lms, source, out, args.column or "", args.allow_missing)
+        files, notes = export(course, args.lms, source, out, args.column or "", args.allow_missing, only)
     except (ExportError, FileNotFoundError) as exc:
         console.print(f"[red]Nothing exported[/]: {escape(str(exc))}", soft_wrap=True)
         return 2
@@ -344,6 +330,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", "-j", type=int, default=2, help="parallel worker processes (default 2)")
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
     p.add_argument("--force", action="store_true", help="re-grade even unchanged, already graded submissions")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="grade and print the regrade report (who changes, on which clause and input) without "
+        "writing the gradebook, records, feedback or anything else",
+    )
     p.add_argument(
         "--scheduler",
         metavar="tcp://HOST:PORT",
@@ -394,6 +386,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", help="output directory (default: exports/<assignment>)")
     p.add_argument("--allow-missing", action="store_true", help="send the others when students are missing")
+    p.add_argument(
+        "--changed-only",
+        action="store_true",
+        help="only the students the latest regrade changed (one upload)",
+    )
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser(

@@ -15,21 +15,29 @@ cluster run the tasks; everything else happens here, the same for both.
 5. **Attention**: every graded or skipped student whose records need an instructor's look.
 6. **Interruption** (Ctrl-C, SIGTERM): the runner stops every task, the results received are
    committed, the round's scratch folder is removed; the same command goes on from there.
+7. **Regrade** (:mod:`pe_course.regrade`): students graded before are compared with their previous
+   version (records kept in ``regrades/<assignment>/<stamp>/``, the report beside them, the changed
+   students' pages made again to say what changed); with ``dry_run`` the workers grade into a scratch
+   folder and the comparison is all that comes back: no gradebook, record, page or state is written.
 """
 
 from __future__ import annotations
 
 import contextlib
 import shutil
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .course import Course
 from .grading_task import FeedbackOutcome, FeedbackTask, GradeOutcome, GradeTask, build_template
 from .interruption import deferred
 from .record import notebook_attention
+from .regrade import Regrade, State
+from .regrade_report import RegradeReport
 from .resume import GradeState, graders_fingerprint, submission_fingerprint
 from .runners.base import Runner
 from .runners.dask_cluster import DaskRunner
@@ -49,6 +57,7 @@ class RoundSummary:
     seconds: float = 0.0
     feedback_seconds: float = 0.0  # spent making pages from the course gradebook (not with the grades)
     merge_seconds: float = 0.0  # spent by the single writer merging results (the part no worker can share)
+    regrade: RegradeReport | None = None  # what changed for the students graded before (pe_course.regrade)
 
 
 Notify = Callable[[str, str, RoundSummary], None]
@@ -71,6 +80,7 @@ def grade_round(
     feedback: bool = False,
     unisolated: bool = False,
     runner: Runner | None = None,
+    dry_run: bool = False,
 ) -> RoundSummary:
     """Grade submissions; merge each as it finishes; skip unchanged ones unless ``force``.
 
@@ -92,10 +102,15 @@ def grade_round(
         summary.failed[missing] = "no submission in submitted/"
         notify("failed", missing, summary)
     chosen = [s for s in chosen if s in known]
-    state = GradeState(course)
+    state = GradeState(course, readonly=dry_run)
     graders = graders_fingerprint(course)
     groups.sweep_stale()  # what an earlier round killed with SIGKILL could not remove itself
-    work_dir = course.state_dir / "work" / uuid.uuid4().hex[:8]
+    regrade = Regrade(course, dry_run)
+    if dry_run:  # nothing inside the course directory, not even a scratch folder
+        work_dir = Path(tempfile.mkdtemp(prefix="pe-course-dry-run-"))
+    else:
+        work_dir = course.state_dir / "work" / uuid.uuid4().hex[:8]
+    pages_due: list[str] = []
     try:
         work_dir.mkdir(parents=True, exist_ok=True)
         template = build_template(course, work_dir / "template.db")
@@ -108,29 +123,50 @@ def grade_round(
                 notify("skipped", student, summary)
                 continue
             staging = str(work_dir / student)
+            regrade.remember(student)  # what it was before, to compare with what it becomes
             root, assignment = str(course.root), course.assignment
             tasks.append(
                 GradeTask(
-                    root, assignment, student, str(template), staging, fingerprint, unisolated, feedback
+                    root,
+                    assignment,
+                    student,
+                    str(template),
+                    staging,
+                    fingerprint,
+                    unisolated,
+                    feedback and not dry_run,
                 )
             )
-        # a student skipped as unchanged whose feedback is missing (the round that graded them was
-        # interrupted before it) gets it in this round
-        owed = [
-            s for s in summary.skipped if feedback and not (course.feedback / s / course.assignment).is_dir()
-        ]
+        # a student skipped as unchanged whose feedback is missing or out of date (the round that graded
+        # them was interrupted before it) gets it in this round
+        owed = [s for s in summary.skipped if feedback and not dry_run and pages_owed(course, s)]
         notify("start", str(len(tasks)), summary)
         notify("feedback-owed", str(len(owed)), summary)
         if tasks or owed:
             runner = runner or (DaskRunner(cluster, jobs) if cluster is not None else LocalRunner(jobs))
-            with GradebookWriter(course) as writer, runner:
-                runner.open(course, template)
-                _run(runner, writer, tasks, owed, state, summary, notify, feedback)
+            if dry_run:
+                with runner:
+                    runner.open(course, template)
+                    after = _dry_run(runner, tasks, regrade, summary, notify)
+                summary.regrade = regrade.compare(after, summary.failed)
+            else:
+                with GradebookWriter(course, previous=regrade.previous) as writer, runner:
+                    runner.open(course, template)
+                    try:
+                        _run(runner, writer, tasks, owed, state, summary, notify, feedback)
+                    finally:  # interrupted too: the report of every student merged so far
+                        with deferred():
+                            after = regrade.after_merge(summary.graded)
+                            summary.regrade = regrade.compare(after, summary.failed)
+                            pages_due = regrade.keep(summary.regrade, after)
     finally:
         with deferred():  # nothing of the round's scratch folder is left, whenever the round ends
             shutil.rmtree(work_dir, ignore_errors=True)
             with contextlib.suppress(OSError):
                 (course.state_dir / "work").rmdir()
+    if feedback and pages_due:  # their pages say what changed, from the records that now say it
+        for student, why in feedback_round(course, pages_due, jobs).items():
+            summary.feedback_failed[student] = why
     for student in summary.skipped:  # graded before and unchanged: their records still speak
         reasons = attention_reasons(course, student)
         if reasons:
@@ -180,6 +216,48 @@ def _run(
             with contextlib.suppress(Exception):
                 settle(writer, state, summary, notify)  # results already received are complete
         raise
+
+
+def pages_owed(course: Course, student: str) -> bool:
+    """A skipped student's pages are owed when missing, or older than their record (a regrade wrote what
+    changed into the record, and the round was interrupted before the pages were made again)."""
+    pages = course.feedback / student / course.assignment
+    if not pages.is_dir():
+        return True
+    for record in (course.autograded / student / course.assignment).glob("*.grading.json"):
+        page = pages / f"{record.name.removesuffix('.grading.json')}.html"
+        if page.is_file() and page.stat().st_mtime_ns < record.stat().st_mtime_ns:
+            return True
+    return False
+
+
+def _dry_run(
+    runner: Runner, tasks: list[GradeTask], regrade: Regrade, summary: RoundSummary, notify: Notify
+) -> dict[str, State]:
+    """Every task through ``runner``; each result read from its staging folder, never merged."""
+    after: dict[str, State] = {}
+    for task in tasks:
+        runner.submit(task)
+    try:
+        while runner.unfinished:
+            outcome = runner.next_finished().outcome
+            student = outcome.student
+            if student in after or student in summary.failed or not isinstance(outcome, GradeOutcome):
+                continue
+            try:
+                if not outcome.ok:
+                    raise RuntimeError(outcome.error or "nbgrader autograde failed")
+                after[student] = regrade.after_staging(student, Path(outcome.staging))
+                summary.graded.append(student)
+                notify("graded", student, summary)
+            except Exception as exc:  # noqa: BLE001 (reported per student; the others go on)
+                summary.failed[student] = str(exc)
+                notify("failed", student, summary)
+    except BaseException:
+        with deferred():
+            runner.cancel()
+        raise
+    return after
 
 
 def _feedback_done(summary: RoundSummary, notify: Notify, outcome: FeedbackOutcome) -> None:

@@ -8,6 +8,13 @@ a provided cell would hand their solution to every student. 03 and 04 therefore 
 table is the same float64 numbers as row ``p`` of a shorter one, so slicing gives exactly the table
 the notebooks printed before.
 
+The tables are the same bytes on every machine (:mod:`pe_course.precision`): NumPy's ``sin``, ``cos``
+and ``**`` may differ in the last bit between CPUs, SIMD paths and NumPy versions, so every power,
+sine and cosine here is computed in decimal arithmetic (Python's :mod:`decimal`, exact to
+``PRECISION`` digits on every platform) and rounded once to float64; the products ``p * omega`` are
+float64 products, as in 02's formula. The result is 02's table correctly rounded: NumPy's own is
+within a few units in the last place of it.
+
 Regenerate (after changing ``D_MODELS`` or ``ROWS``) with ``python -m pe_course.pe_tables``;
 ``python -m pe_course.pe_tables --check`` says whether the stored file is current (tests do too).
 """
@@ -18,6 +25,8 @@ import argparse
 import io
 import sys
 import zipfile
+from decimal import Decimal, localcontext
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -28,16 +37,76 @@ ROWS = 1003  # the longest table they use: 03's PE(1000..1002)
 BASE = 10000.0
 
 
+PRECISION = 40  # decimal digits of the intermediate results (a float64 needs 17)
+
+
+@cache
+def _pi() -> Decimal:
+    """pi to ``PRECISION + 10`` digits (the series of the :mod:`decimal` documentation's recipe)."""
+    with localcontext() as ctx:
+        ctx.prec = PRECISION + 10
+        three = Decimal(3)
+        last, t, s, n, na, d, da = Decimal(0), three, three, 1, 0, 0, 24
+        while s != last:
+            last = s
+            n, na = n + na, na + 8
+            d, da = d + da, da + 32
+            t = (t * n) / d
+            s += t
+        return +s
+
+
+@cache
+def sin_cos(x: float) -> tuple[float, float]:
+    """``(sin x, cos x)`` of a float64 ``x``, each rounded once to float64: the same on every machine."""
+    with localcontext() as ctx:
+        ctx.prec = PRECISION
+        half_pi = _pi() / 2
+        a = Decimal(x)  # exact
+        quarter = int((a / half_pi).to_integral_value())
+        r = a - quarter * half_pi  # |r| <= pi/4
+        r2, small = r * r, Decimal(10) ** -(PRECISION + 2)
+        sums = []
+        for term, n in ((r, 1), (Decimal(1), 0)):  # Taylor series of sin r and cos r
+            total = term
+            while abs(term) > small:
+                term = -term * r2 / ((n + 1) * (n + 2))
+                n += 2
+                total += term
+            sums.append(total)
+        s, c = sums
+        sin, cos = [(s, c), (c, -s), (-s, -c), (-c, s)][quarter % 4]  # x = r + quarter * pi/2
+        return float(sin), float(cos)
+
+
+def frequencies(d_model: int, base: float = BASE) -> np.ndarray:
+    """``omega_i = base ** (-2i / d_model)``, i = 0 .. d_model/2 - 1: 02's formula, each power rounded
+    once to float64 (the exponent is 02's float64 ``-2i / d_model``)."""
+    out = []
+    with localcontext() as ctx:
+        ctx.prec = PRECISION
+        log_base = Decimal(base).ln()
+        for two_i in range(0, d_model, 2):
+            out.append(float((Decimal(-two_i / d_model) * log_base).exp()))
+    return np.array(out, dtype=np.float64)
+
+
+def table(length: int, d_model: int, base: float = BASE) -> np.ndarray:
+    """Rows 0 .. length-1 of the sinusoidal PE table, shape ``(length, d_model)``: ``sin(p * omega_i)`` in
+    column 2i, ``cos(p * omega_i)`` in column 2i+1, the same bytes on every machine."""
+    omega = frequencies(d_model, base)
+    pe = np.zeros((length, d_model))
+    for p in range(length):
+        for i, w in enumerate(omega.tolist()):
+            pe[p, 2 * i], pe[p, 2 * i + 1] = sin_cos(p * w)  # the float64 product, as 02 computes it
+    return pe
+
+
 def build_tables() -> dict[str, np.ndarray]:
     """``pe_d<d>`` of shape (ROWS, d) and ``omega_d<d>`` of shape (d/2,), with notebook 02's formula."""
     tables: dict[str, np.ndarray] = {}
     for d in D_MODELS:
-        omega = BASE ** (-np.arange(0, d, 2) / d)
-        angles = np.arange(ROWS)[:, None] * omega[None, :]
-        pe = np.zeros((ROWS, d))
-        pe[:, 0::2] = np.sin(angles)
-        pe[:, 1::2] = np.cos(angles)
-        tables[f"omega_d{d}"], tables[f"pe_d{d}"] = omega, pe
+        tables[f"omega_d{d}"], tables[f"pe_d{d}"] = frequencies(d), table(ROWS, d)
     return tables
 
 

@@ -28,6 +28,7 @@ from nbgrader.preprocessors import (
 
 from .execute import SandboxedExecute
 from .feedback import RenderMath
+from .regrade_notice import RegradeNotice
 from .sanitize import ForgetDuplicates, RepairMetadata, RobustOverwriteCells
 from .score import ScoreWithGraders
 
@@ -67,5 +68,6 @@ AUTOGRADE_PREPROCESSORS = adapted(
 )
 FEEDBACK_PREPROCESSORS = adapted(
     _default(GenerateFeedback, "preprocessors"),
-    after={GetGrades: [ClearHiddenTests, RenderMath]},  # no hidden region; formulas as MathML, offline
+    # no hidden region; what a regrade changed, first; formulas as MathML, offline
+    after={GetGrades: [ClearHiddenTests, RegradeNotice, RenderMath]},
 )

@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import public_checks
+from . import precision, public_checks
 from .checks import reference_outcome
 from .declarations import Check
 from .inputs import arguments, memberships, probe_call, twin_call
@@ -45,7 +45,7 @@ def _case(suite: Any, reference: Any, fn: str, args: tuple, kwargs: dict, depth:
     if kwargs:
         data["kwargs"] = {k: to_data(v) for k, v in kwargs.items()}
     expected = reference_outcome(func, args, kwargs)
-    data["expected"] = outcome_to_data(expected)
+    data["expected"] = precision.stored(outcome_to_data(expected))  # no last bits of a float (see precision)
     probe = probe_call(suite.graded.get(fn), func, args, kwargs) if depth == 0 and expected.ok else None
     if probe is not None:  # the same input with other values, where the reference's result differs
         probed = reference_outcome(func, *probe)
@@ -122,6 +122,11 @@ def spec_of(suite: Any, reference: Any, fn: str) -> dict:
     for case in _public_cases(suite, fn):
         if arguments(reference[fn], case.args, case.kwargs) is None:
             raise ValueError(f"{fn}: public case {case.name!r} does not fit the reference's signature")
+        if not precision.covers(case.tolerance):
+            raise ValueError(
+                f"{fn}: public case {case.name!r} compares with {case.tolerance}, narrower than the stored "
+                f"expected values allow (rtol >= {precision.CHECK_RTOL}, atol >= {precision.CHECK_ATOL})"
+            )
         cases.append(
             {"name": case.name, **case.tolerance, **_case(suite, reference, fn, case.args, case.kwargs)}
         )
@@ -184,12 +189,29 @@ def files_of(folder: Path) -> dict[str, bytes]:
     }
 
 
+def rounded_as_stored(data: Any) -> bool:
+    """Whether every expected value in a ``<notebook>.json`` is as :func:`precision.stored` writes it."""
+    if isinstance(data, dict):
+        return all(
+            precision.stored(v) == v if k == "expected" else rounded_as_stored(v) for k, v in data.items()
+        )
+    return all(rounded_as_stored(v) for v in data) if isinstance(data, list) else True
+
+
+def _current(name: str, old: bytes, new: bytes) -> bool:
+    """``old`` needs no rewrite: the same, or stored values within one stored digit of ``new``'s."""
+    if old == new:
+        return True
+    return precision.same_file(name, old, new) and rounded_as_stored(json.loads(old))
+
+
 def write(folder: Path, files: dict[str, bytes]) -> None:
-    """Make ``folder`` hold exactly ``files`` (stale ones removed)."""
+    """Make ``folder`` hold exactly ``files`` (stale ones removed). A file that matches already (floats
+    within one stored digit, see :mod:`pe_course.precision`) is kept: no change on another CPU."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in set(files_of(folder)) - set(files):
         (folder / name).unlink()
     for name, data in files.items():
         path = folder / name
-        if not path.is_file() or path.read_bytes() != data:
+        if not path.is_file() or not _current(name, path.read_bytes(), data):
             path.write_bytes(data)

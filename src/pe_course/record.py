@@ -27,7 +27,8 @@ from .sandbox.policy import UNISOLATED
 
 # 2: checks carry their contract clause and failing input; 3: notes are {kind, detail};
 # 4: clauses are the unit of credit (points, what was charged and why); checks only say what they found
-RECORD_VERSION = 4
+# 5: the graders' version that wrote it; what changed since the record it replaced (a regrade)
+RECORD_VERSION = 5
 MAX_RECORD_BYTES = 20 * 1024 * 1024
 MAX_NOTES = 50  # per record read back: a damaged record cannot flood a report
 
@@ -161,6 +162,8 @@ class GradingRecord:
     student: str | None = None
     assignment: str | None = None
     version: int = RECORD_VERSION
+    graders_version: str = ""  # hash of graders/<assignment>/ and release/<assignment>/ (regrade.py)
+    regrade: dict[str, Any] | None = None  # what changed since the record this one replaced (regrade.py)
 
     @property
     def score(self) -> float:
@@ -216,6 +219,8 @@ class GradingRecord:
             "cell_errors": self.cell_errors,
             "timed_out_cells": self.timed_out_cells,
             "resources": self.resources,
+            "graders_version": self.graders_version,
+            "regrade": self.regrade,
             "cells": cells,
         }
         for c in self.cells:
@@ -251,6 +256,8 @@ class GradingRecord:
             student=data.get("student") if isinstance(data.get("student"), str) else None,
             assignment=data.get("assignment") if isinstance(data.get("assignment"), str) else None,
             version=version if isinstance(version, int) else 0,
+            graders_version=_text(data.get("graders_version"))[:200],
+            regrade=data["regrade"] if isinstance(data.get("regrade"), dict) else None,
         )
 
     def write(self, path: Path) -> Path:

@@ -75,6 +75,8 @@ def json_schema() -> dict[str, Any]:
             "cell_errors",
             "timed_out_cells",
             "resources",
+            "graders_version",
+            "regrade",
             "cells",
         ],
         "properties": {
@@ -98,6 +100,15 @@ def json_schema() -> dict[str, Any]:
                 "additionalProperties": {"type": "object"},
                 "description": "per sandboxed run (execute, score): peak_memory, peak_processes, "
                 "cpu_seconds, hits, limits",
+            },
+            "graders_version": {
+                "type": "string",
+                "description": "hash of the graders (graders/<assignment>/) and the release that graded it",
+            },
+            "regrade": {
+                "type": ["object", "null"],
+                "description": "what changed since the record this one replaced: old and new score, the "
+                "graders' versions, and per clause the check, input and old and new verdict",
             },
             "cells": {"type": "array", "items": {"$ref": "#/$defs/cell"}},
         },

@@ -51,7 +51,7 @@ class GradeState:
     commit, so it never claims a merge the gradebook does not have.
     """
 
-    def __init__(self, course: Course) -> None:
+    def __init__(self, course: Course, readonly: bool = False) -> None:
         self.path = course.state_dir / f"{course.assignment}-{STATE_FILE}"
         self.data: dict[str, str] = {}
         lines = 0
@@ -74,7 +74,7 @@ class GradeState:
                         self.data[student] = fingerprint
         except OSError:
             pass
-        if legacy.is_file() or lines > len(self.data):
+        if not readonly and (legacy.is_file() or lines > len(self.data)):  # a dry run writes nothing
             self._compact()
             legacy.unlink(missing_ok=True)
 

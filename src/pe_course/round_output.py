@@ -13,8 +13,77 @@ from .course import Course
 from .export import pending_manual_grades
 from .grading_round import RoundSummary, grade_round
 from .record import GradingRecord
+from .regrade_report import RegradeReport
 from .runners.dask_cluster import REFUSES, ClusterUnavailable, connect, describe, worker_isolation
-from .terminal import console, progress
+from .terminal import console, isolation_line, progress
+
+
+def grade_command(course: Course, args, unisolated: bool, assignment_ready) -> int:
+    """``pe-course grade``: intake, the round (locally or on a Dask cluster), its scores and, for students
+    graded before, the regrade report; with ``--dry-run`` only the report, and nothing written."""
+    dry_run = bool(getattr(args, "dry_run", False))
+    isolation = "" if args.scheduler else isolation_line(unisolated)  # workers say theirs below
+    if isolation is None:
+        return 2  # before anything is written: no gradebook entry, no moved submission
+    if not assignment_ready(course):
+        return 2
+    from .grading_round import submitted_students
+    from .intake import tidy_submissions
+
+    if dry_run:
+        console.print("Dry run: nothing is written (gradebook, records, feedback, intake, state).")
+    else:
+        for message in tidy_submissions(
+            course.submitted, course.assignment, course.notebooks, course.other_notebooks
+        ):
+            console.print(f"Intake: {message}")
+    if not submitted_students(course):
+        console.print(
+            f"[red]No submissions[/] in {course.submitted}/<student>/{course.assignment}/ "
+            "— take them in first (nbgrader collect, or nbgrader zip_collect for an LMS download)."
+        )
+        return 2
+    cluster = None
+    if args.scheduler:
+        cluster = cluster_ready(args.scheduler, unisolated)
+        if cluster is None:
+            return 2
+    else:
+        console.print(isolation)
+    try:
+        summary, feedback_failures = run_grading(
+            course,
+            args.student or None,
+            args.jobs,
+            args.force,
+            cluster,
+            unisolated=unisolated,
+            dry_run=dry_run,
+        )
+    finally:
+        if cluster is not None:
+            cluster.close()
+    if not dry_run:
+        print_round(course, summary, feedback_failures)
+    print_regrade(course, summary.regrade)
+    if cluster is not None:
+        print_cluster_figures(summary)
+    return 1 if summary.failed else 0
+
+
+def print_regrade(course: Course, report: RegradeReport | None) -> None:
+    """The regrade report, when students graded before were graded again (and where it was written)."""
+    if report is None or not report.regraded:
+        if report is not None and report.dry_run:
+            console.print("Dry run: no student graded before would be graded again.")
+        return
+    console.rule("Regrade")
+    for line in report.lines():
+        console.print(escape(line), soft_wrap=True, highlight=False)
+    if not report.dry_run:
+        console.print(
+            f"Regrade report: {escape(report.folder)}/regrade.md (and regrade.json)", soft_wrap=True
+        )
 
 
 def cluster_ready(address: str, unisolated: bool):
@@ -62,13 +131,19 @@ def print_cluster_figures(summary: RoundSummary) -> None:
 
 
 def run_grading(
-    course: Course, students=None, jobs: int = 2, force: bool = False, cluster=None, unisolated: bool = False
+    course: Course,
+    students=None,
+    jobs: int = 2,
+    force: bool = False,
+    cluster=None,
+    unisolated: bool = False,
+    dry_run: bool = False,
 ):
     """Grade with live progress bars, each student's feedback following their grades; returns
     (summary, feedback failures). With ``cluster`` (a Dask client) the tasks run on its workers."""
     with progress() as bars:
         bar = bars.add_task("Grading ", total=None, failed=0)
-        feedback_bar = bars.add_task("Feedback", total=None, failed=0, start=False)
+        feedback_bar = bars.add_task("Feedback", total=None, failed=0, start=False, visible=not dry_run)
 
         def on_event(kind, student, summary):
             if kind == "start":
@@ -94,6 +169,7 @@ def run_grading(
             cluster=cluster,
             feedback=True,
             unisolated=unisolated,
+            dry_run=dry_run,
         )
     return summary, summary.feedback_failed
 

@@ -355,9 +355,14 @@ class ScoreWithGraders(NbGraderPreprocessor):
         self._write_record(coursedir, info, result)
         return nb, resources
 
-    @staticmethod
-    def _write_record(coursedir, info, result: GradingRecord) -> None:
+    def _write_record(self, coursedir, info, result: GradingRecord) -> None:
+        from .regrade import graders_version
+
         result.student, result.assignment = info["student"], info["assignment"]
+        result.graders_version = graders_version(
+            graders_path(Path(coursedir.root), self.graders_dir, info["assignment"]),
+            Path(coursedir.format_path(coursedir.release_directory, ".", info["assignment"])),
+        )
         folder = Path(
             coursedir.format_path(coursedir.autograded_directory, info["student"], info["assignment"])
         )

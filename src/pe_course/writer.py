@@ -7,7 +7,8 @@ gradebook with a handful of queries (nbgrader's models, not its one-call-per-cel
 after every change). :meth:`GradebookWriter.commit` then commits every staged student together —
 several students per transaction, as many as are ready — and only then moves their autograded files
 into place. It stays all or nothing per student: a batch whose commit fails is rolled back and
-committed again one student at a time, so a bad result fails alone.
+committed again one student at a time, so a bad result fails alone. With ``previous`` (a regrade, see
+:mod:`pe_course.regrade`) the records a student's new folder replaces are kept in ``previous/<student>/``.
 """
 
 from __future__ import annotations
@@ -94,8 +95,9 @@ class Staged:
 class GradebookWriter:
     """The course gradebook, opened once for the round; students staged, then committed in batches."""
 
-    def __init__(self, course: Course, max_batch: int = MAX_BATCH) -> None:
+    def __init__(self, course: Course, max_batch: int = MAX_BATCH, previous: Path | None = None) -> None:
         self.course = course
+        self.previous = previous
         self.max_batch = max_batch
         self.main = course.gradebook()
         self.assignment = self.main.find_assignment(course.assignment)
@@ -326,8 +328,11 @@ class GradebookWriter:
     # -- after the commit -------------------------------------------------------------------------
     def _move_files(self, outcome) -> None:
         course, staging = self.course, Path(outcome.staging)
+        keep = self.previous / outcome.student if self.previous is not None else None
         _replace(
-            staging / "autograded" / outcome.student / course.assignment, course.autograded / outcome.student
+            staging / "autograded" / outcome.student / course.assignment,
+            course.autograded / outcome.student,
+            keep,
         )
         pages = staging / "feedback" / outcome.student / course.assignment
         if outcome.feedback and pages.is_dir():
@@ -336,12 +341,19 @@ class GradebookWriter:
             outcome.feedback = False
 
 
-def _replace(folder: Path, parent: Path) -> None:
-    """Move ``folder`` to ``parent/<its name>``, replacing what was there (never half of each)."""
+def _replace(folder: Path, parent: Path, keep: Path | None = None) -> None:
+    """Move ``folder`` to ``parent/<its name>``, replacing what was there (never half of each); the
+    replaced ``.grading.json`` records are moved into ``keep`` when given."""
     target = parent / folder.name
     parent.mkdir(parents=True, exist_ok=True)
     old = target.with_name(f".{folder.name}.old-{uuid.uuid4().hex[:8]}")
     if target.exists():
         target.rename(old)
     folder.rename(target)
+    if keep is not None and old.is_dir():
+        records = sorted(old.glob("*.grading.json"))
+        if records:
+            keep.mkdir(parents=True, exist_ok=True)
+            for record in records:
+                record.rename(keep / record.name)
     shutil.rmtree(old, ignore_errors=True)

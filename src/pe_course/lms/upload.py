@@ -100,10 +100,18 @@ def _late_notes(
 
 
 def export(
-    course, lms: str, source: Path, out: Path, column: str = "", allow_missing: bool = False
+    course,
+    lms: str,
+    source: Path,
+    out: Path,
+    column: str = "",
+    allow_missing: bool = False,
+    only: set[str] | None = None,
 ) -> tuple[list[Path], list[str]]:
     """The LMS's grades file (from its own export ``source``), its class feedback zip and the
-    per-cell points CSV in ``out``; (files written, what the instructor must know)."""
+    per-cell points CSV in ``out``; (files written, what the instructor must know). With ``only`` (the
+    students a regrade changed, ``pe-course export --changed-only``) only their grades and pages are sent:
+    the other students are left out of Canvas's file and as downloaded in Moodle's, and out of the zip."""
     try:
         table = read_table(source)
     except (OSError, RosterError) as exc:
@@ -112,6 +120,10 @@ def export(
     _refuse_elsewhere(lms, table, Path(source), identities)
     with course.gradebook(must_exist=True) as gb:
         scores = finals(gb, course.assignment)
+    zipped_for = identities
+    if only is not None:
+        scores = {sid: final for sid, final in scores.items() if sid in only}
+        zipped_for = {sid: rec for sid, rec in identities.items() if sid in only}
     filled: Filled
     pin = _pins(course.root).get(course.assignment, {}).get("canvas", "")
     if lms == "canvas":
@@ -138,6 +150,11 @@ def export(
             "--allow-missing to send the others"
         )
     notes = list(filled.notes)
+    if only is not None:  # everyone else is "not in nbgrader's gradebook" only for this upload
+        notes = [n for n in notes if "not in nbgrader's gradebook" not in n]
+        notes.append(
+            f"changed only: {len(scores)} student(s) the latest regrade changed ({', '.join(sorted(scores))})"
+        )
     notes += [f"{sid}: in nbgrader's gradebook, not in {Path(source).name}: nothing sent" for sid in missing]
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
@@ -145,7 +162,7 @@ def export(
         grades_name, zip_name = FILES[lms]
         written = [write_table(filled.table, tmp / grades_name)]
         maker = canvas.feedback_zip if lms == "canvas" else moodle.feedback_zip
-        notes += maker(course.feedback, course.assignment, identities, tmp / zip_name)
+        notes += maker(course.feedback, course.assignment, zipped_for, tmp / zip_name)
         written.append(tmp / zip_name)
         with course.gradebook(must_exist=True) as gb:
             written.append(write_cell_points(gb, course.assignment, tmp / "cell-points.csv"))
