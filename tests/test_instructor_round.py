@@ -1,5 +1,5 @@
-"""The instructor's round around automatic grading, as the README tells it: formgrader, feedback
-after manual grading (offline formulas, only what students should get, per-student LMS zips), a
+"""The instructor's round around automatic grading, as docs/instructor-guide.md tells it: formgrader,
+feedback after manual grading (offline formulas, only what students should get, per-student LMS zips), a
 fresh clone's empty gradebook, and empty intake. Real nbgrader, real Jupyter server, real CLI."""
 
 from __future__ import annotations

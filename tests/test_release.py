@@ -549,8 +549,8 @@ def test_the_release_carries_the_points_of_the_source():
 
 
 def test_readme_points_table_is_generated_from_the_notebooks():
-    assert readme_points_table(REPO / "README.md") == points_table(SOURCE), (
-        "README points table is stale: run `python -m pe_course.catalogue --readme`"
+    assert readme_points_table(REPO / "docs" / "notebooks.md") == points_table(SOURCE), (
+        "the points table of docs/notebooks.md is stale: run `python -m pe_course.catalogue --write`"
     )
 
 

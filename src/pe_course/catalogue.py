@@ -1,8 +1,8 @@
-"""What the course grades, generated from the notebooks: the README's points table.
+"""What the course grades, generated from the notebooks: the points table of ``docs/notebooks.md``.
 
-The points of each graded cell live in the source notebooks' nbgrader metadata; the README's table is
-produced from them (``pe-course catalogue``) and ``tests/test_release.py`` checks that the README
-carries exactly what this prints.
+The points of each graded cell live in the source notebooks' nbgrader metadata; the table in
+``docs/notebooks.md`` is produced from them (``python -m pe_course.catalogue --write``) and
+``tests/test_release.py`` checks that the page carries exactly what this prints.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def total_points(source_dir: Path) -> float:
 
 
 def points_table(source_dir: Path) -> str:
-    """The README's points table (markdown), one row per graded cell and a total per notebook."""
+    """The points table (markdown), one row per graded cell and a total per notebook."""
     rows = graded_cells(source_dir)
     lines = ["| notebook | cell | graded | points |", "|---|---|---|---|"]
     auto = manual = 0.0
@@ -59,20 +59,20 @@ def points_table(source_dir: Path) -> str:
 
 
 def readme_points_table(readme: Path) -> str:
-    """The table between the points-table markers of the README."""
+    """The table between the points-table markers of a page (``docs/notebooks.md``)."""
     text = readme.read_text(encoding="utf-8")
     return text.split(POINTS_BEGIN, 1)[1].split(POINTS_END, 1)[0].strip()
 
 
 def write_readme_points_table(readme: Path, table: str) -> None:
-    """Replace the table between the README's points-table markers."""
+    """Replace the table between a page's points-table markers."""
     text = readme.read_text(encoding="utf-8")
     before, rest = text.split(POINTS_BEGIN, 1)
     after = rest.split(POINTS_END, 1)[1]
     readme.write_text(f"{before}{POINTS_BEGIN}\n{table}\n{POINTS_END}{after}", encoding="utf-8")
 
 
-if __name__ == "__main__":  # python -m pe_course.catalogue [--assignment NAME] [--readme [README.md]]
+if __name__ == "__main__":  # python -m pe_course.catalogue [--assignment NAME] [--write [PAGE.md]]
     import argparse
 
     from .course import Course, UnknownAssignment
@@ -82,11 +82,11 @@ if __name__ == "__main__":  # python -m pe_course.catalogue [--assignment NAME] 
     )
     parser.add_argument("--assignment", help="a folder of source/ (default: the course's only assignment)")
     parser.add_argument(
-        "--readme",
+        "--write",
         nargs="?",
         const="",
-        metavar="README.md",
-        help="write it between the README's points-table markers (default: the course's README.md)",
+        metavar="PAGE.md",
+        help="write it between the page's points-table markers (default: the course's docs/notebooks.md)",
     )
     args = parser.parse_args()
     try:
@@ -94,7 +94,8 @@ if __name__ == "__main__":  # python -m pe_course.catalogue [--assignment NAME] 
     except UnknownAssignment as exc:
         parser.exit(2, f"{exc}\n")
     table = points_table(course.source)
-    if args.readme is None:
+    if args.write is None:
         print(table)
     else:
-        write_readme_points_table(Path(args.readme) if args.readme else course.root / "README.md", table)
+        page = Path(args.write) if args.write else course.root / "docs" / "notebooks.md"
+        write_readme_points_table(page, table)

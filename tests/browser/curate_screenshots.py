@@ -1,5 +1,6 @@
-"""Copy the walkthrough's screenshots from the last browser-test run into docs/img/, cropped and
-reduced to a small palette (each well under 150 KB). Run by hand after `pytest -m browser`:
+"""Copy the guides' screenshots (docs/instructor-guide.md, docs/panduan-mahasiswa.md) from the last
+browser-test run into docs/img/, cropped and reduced to a small palette (each well under 150 KB). Run by
+hand after `pytest -m browser`:
 
     python tests/browser/curate_screenshots.py
 """

@@ -1,0 +1,176 @@
+"""The documentation site in docs/: it builds with no warning, every page is reachable from the index,
+the instructor guide's round runs as written, and every `pe-course` command the pages show parses."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import REPO, TOTAL_POINTS
+
+DOCS = REPO / "docs"
+GUIDE = DOCS / "instructor-guide.md"
+
+
+def _bash_blocks(page: Path) -> list[str]:
+    return re.findall(r"```bash\n(.*?)\n```", page.read_text(encoding="utf-8"), flags=re.S)
+
+
+def _build(source: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """Sphinx as CI runs it: warnings are errors (-W), every one reported (--keep-going), references
+    checked (-n)."""
+    from sphinx.cmd.build import build_main
+
+    code = build_main(["-W", "--keep-going", "-n", "-q", "-b", "html", str(source), str(out)])
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def test_the_site_builds_without_a_warning(tmp_path, capsys):
+    code, output = _build(DOCS, tmp_path / "html", capsys)
+    assert code == 0 and "WARNING" not in output, output
+    pages = {p.stem for p in DOCS.glob("*.md")}
+    built = {p.stem for p in (tmp_path / "html").glob("*.html")}
+    assert pages <= built, f"pages not built: {sorted(pages - built)}"
+
+
+def test_a_page_missing_from_the_index_or_a_broken_link_fails_the_build(tmp_path, capsys):
+    """The build above would catch them: an orphan page and a link to a page that does not exist."""
+    copy = tmp_path / "docs"
+    shutil.copytree(DOCS, copy, ignore=shutil.ignore_patterns("_build"))
+    (copy / "orphan.md").write_text("# Orphan\n\nIn no toctree.\n", encoding="utf-8")
+    code, output = _build(copy, tmp_path / "html", capsys)
+    assert code != 0 and "isn't included in any toctree" in output, output
+    (copy / "orphan.md").unlink()
+    page = copy / "lms.md"
+    page.write_text(
+        page.read_text(encoding="utf-8") + "\nSee [nowhere](no-such-page.md).\n", encoding="utf-8"
+    )
+    code, output = _build(copy, tmp_path / "html2", capsys)
+    assert code != 0 and "no-such-page" in output, output
+
+
+def test_the_docs_mention_every_cli_command():
+    from pe_course.cli import build_parser
+
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # argparse keeps them here
+    text = "\n".join(p.read_text(encoding="utf-8") for p in DOCS.glob("*.md"))
+    missing = [name for name in commands if f"pe-course {name}" not in text]
+    assert not missing, f"no page of docs/ mentions: {missing}"
+
+
+def test_the_student_guide_is_in_indonesian_and_follows_the_glossary():
+    """Formal Indonesian ("Anda"), none of the phrases docs/glossary.md bans from released notebooks."""
+    text = (DOCS / "panduan-mahasiswa.md").read_text(encoding="utf-8")
+    glossary = (DOCS / "glossary.md").read_text(encoding="utf-8")
+    block = glossary.split("<!-- banned:start -->", 1)[1].split("<!-- banned:end -->", 1)[0]
+    banned = [line[2:].strip() for line in block.splitlines() if line.startswith("- ")]
+    assert "kamu" in banned
+    found = [phrase for phrase in banned if re.search(rf"\b{re.escape(phrase.lower())}\b", text.lower())]
+    assert not found, f"docs/panduan-mahasiswa.md: {found} (see docs/glossary.md for the term to use)"
+    assert text.count("Anda") >= 10
+    for step in ("Ambil tugas", "Jalankan semua sel", "Klik Validate", "Kumpulkan", "Baca umpan balik"):
+        assert step in text, step
+
+
+def _pe_course_commands() -> list[tuple[str, str]]:
+    """Every `pe-course ...` command in a bash block of README.md or docs/, with its page."""
+    found = []
+    for page in [REPO / "README.md", *sorted(DOCS.glob("*.md"))]:
+        for block in _bash_blocks(page):
+            for line in block.splitlines():
+                for part in re.split(r"&&|;", line.split(" #")[0]):
+                    if part.strip().startswith("pe-course "):
+                        found.append((page.name, part.strip()))
+    return found
+
+
+def test_every_pe_course_command_in_the_docs_parses():
+    from pe_course.cli import build_parser
+
+    commands = _pe_course_commands()
+    assert len(commands) >= 9, commands  # the demo, the round's six, the Dask round at least
+    for page, command in commands:
+        try:
+            build_parser().parse_args(shlex.split(command)[1:])
+        except SystemExit as exc:
+            pytest.fail(f"{page}: `{command}` does not parse ({exc})")
+
+
+@pytest.mark.slow
+def test_the_guides_instructor_round_runs_as_written_on_a_fresh_copy(tmp_path):
+    """The instructor guide's round, line by line, in a copy of what a clone holds (no gradebook yet); the
+    interactive formgrader is exercised by tests/test_instructor_round.py."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    import nbformat
+    from conftest import reference_nb
+
+    from pe_course.intake import canvas_name, lms_zip
+
+    text = GUIDE.read_text(encoding="utf-8")
+    block = next(c for c in _bash_blocks(GUIDE) if c.startswith("pe-course build"))
+    lines = [line.split("#")[0].strip() for line in block.splitlines() if line.split("#")[0].strip()]
+    assert [line.split()[1] for line in lines] == [
+        "build",
+        "zip_collect",
+        "grade",
+        "formgrader",
+        "feedback",
+        "report",
+        "export",
+    ], text[:0]
+    root = tmp_path / "clone"
+    for name in ("source", "release", "graders"):
+        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
+    shutil.copy(REPO / "nbgrader_config.py", root)
+    nb = nbformat.writes(reference_nb("01_embedding")).encode()
+    lms_zip(
+        root / "downloaded" / "positional-encoding" / "archive" / "download.zip",
+        {
+            canvas_name("ani", 1, 2, "01_embedding.ipynb"): nb,
+            canvas_name("budi", 3, 4, "01_embedding (1).ipynb"): nb,
+        },
+    )
+    (root / "canvas-gradebook.csv").write_text(  # as Canvas's Grades → Export writes it
+        "Student,ID,SIS User ID,SIS Login ID,Section,Positional Encoding (77),Current Score\n"
+        f"    Points Possible,,,,,{TOTAL_POINTS:.2f},(read only)\n"
+        "ani,1,,ani,TI-A,,\nbudi,3,,budi,TI-A,,\n",
+        encoding="utf-8",
+    )
+    bindir = os.path.dirname(sys.executable)
+    for line in lines:
+        if line.startswith("pe-course formgrader"):
+            continue
+        argv = line.split()
+        proc = subprocess.run(
+            [os.path.join(bindir, argv[0]), *argv[1:]],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=540,
+            env={**os.environ, "COLUMNS": "200"},
+            check=False,
+        )
+        assert proc.returncode == 0, f"{line}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        assert "Traceback" not in proc.stdout + proc.stderr, line
+        if argv[1] == "export":  # nobody graded the written answers (formgrader skipped): blank, named
+            assert proc.stdout.count("written answer(s) not graded yet") == 2, proc.stdout
+    assert (root / "feedback-zips" / "positional-encoding" / "ani.zip").is_file()
+    exports = root / "exports" / "positional-encoding"
+    assert {p.name for p in exports.iterdir()} == {
+        "canvas-grades-import.csv",
+        "canvas-feedback.zip",
+        "cell-points.csv",
+    }
+    assert {p.name for p in (root / "reports" / "positional-encoding").iterdir()} >= {
+        "report.html",
+        "grades.csv",
+    }
