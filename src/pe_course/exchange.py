@@ -34,18 +34,31 @@ def owner(path: str) -> str | None:
         return None
 
 
+def collector() -> str | None:
+    """The unix user name running ``nbgrader collect``."""
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return None
+
+
 class OwnerCheckedCollect(ExchangeCollect):
-    """``nbgrader collect`` that ignores a submission whose folder is not owned by the student it names."""
+    """``nbgrader collect`` that ignores a submission whose folder is not owned by the student it names.
+
+    A folder owned by the user who collects is taken too: on a one-account setup (a demo, a course whose
+    students submit through the instructor's own server) every folder is theirs, and no student can make
+    a folder the instructor owns."""
 
     def init_src(self) -> None:
         super().init_src()  # checks the course and the inbound directory, reads the due date
         student_id = self.coursedir.student_id or "*"
         pattern = os.path.join(self.inbound_path, f"{student_id}+{self.coursedir.assignment_id}+*")
         records = []
+        me = collector()
         for path in glob.glob(pattern):
             record = self._path_to_record(path)
             found = owner(path)
-            if found != record["username"]:
+            if found not in (record["username"], me):
                 self.log.error(
                     "Not collected: %s names %s but was made by %s (a submission in another student's name)",
                     path,
