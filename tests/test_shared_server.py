@@ -78,11 +78,12 @@ def user_venv() -> Path:
     digest = hashlib.sha256(str(REPO).encode()).hexdigest()[:8]
     path = Path(os.environ.get("PE_COURSE_USER_VENV") or f"/var/tmp/pe-course-user-venv-{digest}")
     python = path / "bin" / "python"
-    probe = subprocess.run(
-        [str(python), "-c", "import pe_course; print(pe_course.__file__)"], capture_output=True, text=True
-    )
-    if probe.returncode == 0 and probe.stdout.strip().startswith(str(REPO / "src")):
-        return path
+    if python.exists():  # a fresh machine has none yet
+        probe = subprocess.run(
+            [str(python), "-c", "import pe_course; print(pe_course.__file__)"], capture_output=True, text=True
+        )
+        if probe.returncode == 0 and probe.stdout.strip().startswith(str(REPO / "src")):
+            return path
     base = Path("/usr/bin/python3")
     if not base.exists():
         pytest.skip("no /usr/bin/python3 for a venv ordinary users can run")
