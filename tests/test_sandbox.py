@@ -503,7 +503,6 @@ UNTRUSTED_RESULTS = {
     "matrix": "result = np.matrix([[1.0, 2.0]])",
     "masked-array": "result = np.ma.masked_array([1.0, 2.0], mask=[0, 1])",
     "object-array": "result = np.array([1.0, None], dtype=object)",
-    "complex-array": "result = np.ones(3, dtype=complex)",
     "string-array": "result = np.array(['1.0', '2.0'])",
     "structured-array": "result = np.zeros(2, dtype=[('a', 'f8')])",
     "datetime-array": "result = np.array(['2024-01-01'], dtype='datetime64[D]')",
