@@ -82,6 +82,7 @@ SLOW_MODULES = {
     "test_shared_server",
 }
 SLOW_FIXTURES = {
+    "built_clone",
     "course_copy",
     "make_course",
     "_course_template",
@@ -247,6 +248,18 @@ def _course_template(tmp_path_factory) -> Path:
     copy = CourseCopy(root)
     copy.nbgrader("generate_assignment", "positional-encoding", "--force", check=True)
     return root
+
+
+@pytest.fixture(scope="session")
+def built_clone(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """What a fresh clone holds (no gradebook yet), after ``pe-course build``: the instructor guide's
+    first step and the graders' self-validation, run once for the tests that read them (mark those
+    ``xdist_group("built-clone")`` so that they share this one build under pytest-xdist)."""
+    root = tmp_path_factory.mktemp("built") / "clone"
+    for name in ("source", "release", "graders"):
+        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
+    shutil.copy(REPO / "nbgrader_config.py", root)
+    return root, pe_course(root, "build")
 
 
 @pytest.fixture

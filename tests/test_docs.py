@@ -101,12 +101,12 @@ def test_every_pe_course_command_in_the_docs_parses():
             pytest.fail(f"{page}: `{command}` does not parse ({exc})")
 
 
-@pytest.mark.slow
-def test_the_guides_instructor_round_runs_as_written_on_a_fresh_copy(tmp_path):
+@pytest.mark.xdist_group("built-clone")
+def test_the_guides_instructor_round_runs_as_written_on_a_fresh_copy(built_clone):
     """The instructor guide's round, line by line, in a copy of what a clone holds (no gradebook yet); the
-    interactive formgrader is exercised by tests/test_instructor_round.py."""
+    interactive formgrader is exercised by tests/test_instructor_round.py. Its first line, `pe-course
+    build`, is the ``built_clone`` fixture's (shared with tests/test_self_validation.py)."""
     import os
-    import shutil
     import subprocess
     import sys
 
@@ -127,10 +127,9 @@ def test_the_guides_instructor_round_runs_as_written_on_a_fresh_copy(tmp_path):
         "report",
         "export",
     ], text[:0]
-    root = tmp_path / "clone"
-    for name in ("source", "release", "graders"):
-        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
-    shutil.copy(REPO / "nbgrader_config.py", root)
+    root, build = built_clone
+    assert lines[0] == "pe-course build", lines[0]
+    assert build.returncode == 0, f"{build.stdout[-3000:]}\n{build.stderr[-3000:]}"
     nb = nbformat.writes(reference_nb("01_embedding")).encode()
     lms_zip(
         root / "downloaded" / "positional-encoding" / "archive" / "download.zip",
@@ -146,7 +145,7 @@ def test_the_guides_instructor_round_runs_as_written_on_a_fresh_copy(tmp_path):
         encoding="utf-8",
     )
     bindir = os.path.dirname(sys.executable)
-    for line in lines:
+    for line in lines[1:]:
         if line.startswith("pe-course formgrader"):
             continue
         argv = line.split()

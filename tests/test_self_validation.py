@@ -7,6 +7,7 @@ student runs before submitting; a hard-coder of the public cases earns nothing."
 from __future__ import annotations
 
 import inspect
+import re
 
 import pytest
 from conftest import FUNCTIONS, GRADERS, REPO, reference_nb
@@ -17,7 +18,7 @@ from pe_course.diagnosis import InProcessCaller
 from pe_course.public_checks import run_public
 from pe_course.sandbox import Sandbox
 from pe_course.score import _grade_function, grade_notebook, load_suite
-from pe_course.selfcheck import flawed_students, hard_coder, run_selfcheck
+from pe_course.selfcheck import flawed_students, hard_coder
 
 PUBLIC = REPO / "source" / "positional-encoding" / PUBLIC_DIR
 
@@ -228,13 +229,19 @@ def test_alternatives_through_the_sandbox(notebook, suite, reference):
     ]
 
 
-@pytest.mark.slow
-def test_build_selfcheck_passes(repo_course):
-    report = run_selfcheck(repo_course, Sandbox())
-    assert report.ok, report.problems
-    assert {row[1] for row in report.rows if row[0] == "reference"} == {
+@pytest.mark.xdist_group("built-clone")
+def test_build_selfcheck_passes(built_clone):
+    """`pe-course build` on a fresh clone: self-validation passes, and its table has a reference row of
+    full marks for every notebook (the build is the ``built_clone`` fixture's, shared with the instructor
+    guide's round in tests/test_docs.py)."""
+    _, build = built_clone
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    assert "Self-validation passed; released to release/positional-encoding" in build.stdout
+    rows = re.findall(r"^│ reference +│ (\S+) +│ (\d+)/(\d+) +│$", build.stdout, flags=re.M)
+    assert {notebook for notebook, _, _ in rows} == {
         p.stem for p in (REPO / "source" / "positional-encoding").glob("*.ipynb")
     }
+    assert all(got == full for _, got, full in rows), rows
 
 
 def test_self_validation_refuses_graders_that_keep_points_by_default(monkeypatch, tmp_path):

@@ -110,7 +110,10 @@ class CheckFailed(Exception):
 
     ``kind``: "value" (wrong values or shape), "form" (a result of another form than the form clause
     promises), "shape" (a property found a result of another shape) or "no-value" (the call raised,
-    timed out, crashed, ...; ``call`` and ``outcome`` say which). ``input``, ``expected`` and ``obtained`` are short texts kept apart for the record.
+    timed out, crashed, ...; ``call`` and ``outcome`` say which). ``input``, ``expected`` and
+    ``obtained`` are short texts kept apart for the record; ``expected`` and ``obtained`` may be given
+    as a function that writes the text, called once when the text is read (most failures are only
+    counted, e.g. while a failing input is shrunk, and writing out arrays is what costs).
     """
 
     def __init__(
@@ -118,16 +121,31 @@ class CheckFailed(Exception):
         message: str,
         *,
         input: str = "",
-        expected: str = "",
-        obtained: str = "",
+        expected: str | Callable[[], str] = "",
+        obtained: str | Callable[[], str] = "",
         kind: str = "value",
         call: tuple[str, tuple, dict] | None = None,
         outcome: Outcome | None = None,
     ) -> None:
         super().__init__(message)
-        self.input, self.expected, self.obtained = input, expected, obtained
+        self.input, self._expected, self._obtained = input, expected, obtained
         self.kind, self.call, self.outcome = kind, call, outcome
         self.must_raise = False  # the reference raises on this input (set by judge)
+
+    @property
+    def expected(self) -> str:
+        if callable(self._expected):
+            self._expected = self._expected()
+        return self._expected
+
+    @property
+    def obtained(self) -> str:
+        if callable(self._obtained):
+            self._obtained = self._obtained()
+        return self._obtained
+
+    def __reduce__(self):  # the texts written out: a function does not cross processes
+        return type(self), self.args, {**self.__dict__, "_expected": self.expected, "_obtained": self.obtained}
 
 
 def obtained_text(outcome: Outcome) -> str:

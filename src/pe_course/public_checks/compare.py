@@ -128,7 +128,9 @@ def assert_close(
     subject = what[:1].upper() + what[1:]
 
     def fail(message: str) -> CheckFailed:
-        return CheckFailed(message, input=inputs or "", expected=brief(expected), obtained=brief(actual))
+        return CheckFailed(
+            message, input=inputs or "", expected=lambda: brief(expected), obtained=lambda: brief(actual)
+        )
 
     if isinstance(expected, tuple):
         if type(actual) not in (tuple, list) or len(actual) != len(expected):

@@ -14,6 +14,7 @@ and what it left (scratch directories, resource groups) is removed here.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import functools
 import multiprocessing
 import os
@@ -21,7 +22,7 @@ import signal
 import time
 import warnings
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..grading_task import FeedbackTask, run_task
@@ -52,7 +53,9 @@ class WorkerPool:
     def dispatch(self) -> None:
         while (self._feedback or self._grading) and len(self._running) < IN_FLIGHT_PER_WORKER * self.jobs:
             task = (self._feedback or self._grading).popleft()
-            with deferred():  # a worker being started is one stop_workers() finds
+            # a worker being started is one stop_workers() finds; it starts deaf to the terminal's Ctrl-C
+            # (blocked here, so from its first instruction: Python's start-up would print a traceback)
+            with deferred(), sigint_blocked():
                 if self._pool is None:
                     self._pool = cf.ProcessPoolExecutor(
                         max_workers=self.jobs,
@@ -124,11 +127,23 @@ def _worker_start() -> None:
     wherever it is. Workers never write to the terminal (the main process owns it: progress bars,
     summary); what nbgrader logs for a student comes back in that student's outcome."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked since the spawn: now ignored
     teardown.stop_on_signal(signal.SIGTERM)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     warnings.filterwarnings("ignore", module="nbformat")  # students' notebooks often lack cell ids
+
+
+@contextlib.contextmanager
+def sigint_blocked() -> Iterator[None]:
+    """SIGINT held pending in this thread, and so in every process started from it (a signal mask is
+    inherited through fork and exec); delivered here when the block ends."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def stop_workers(pool: cf.ProcessPoolExecutor | None) -> None:
