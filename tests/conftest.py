@@ -97,11 +97,41 @@ SLOW_FIXTURES = {
 }
 
 
+# Under pytest-xdist (the README's `pytest -n 2 --dist loadgroup`) each test goes to whichever worker is
+# free, except the tests of these modules: they share module-scoped fixtures that take up to a minute and
+# a half to build (a graded class, a released course, unix users), so each module runs on one worker.
+# A test that shares a session fixture with another module says so with its own xdist_group mark.
+ONE_WORKER_MODULES = {
+    "test_contracts",
+    "test_distributed",
+    "test_hostile",
+    "test_notebooks",
+    "test_release",
+    "test_report",
+    "test_robustness",
+    "test_round",  # tests/browser/: one JupyterLab server and one browser
+    "test_second_assignment",
+    "test_shared_server",
+}
+# Started first, so that the longest runs do not begin when the other worker is nearly done (their
+# lengths are in the slowest-durations list the README's command prints).
+LONGEST_FIRST = ("test_distributed", "test_demo", "test_shared_server", "test_docs", "test_batch")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
+        module = _module(item)
         if module in SLOW_MODULES or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+        if module in ONE_WORKER_MODULES and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(module))
+    rank = {module: i for i, module in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(_module(item), len(rank)))  # stable: file order kept within
+
+
+def _module(item) -> str:
+    return item.module.__name__.rsplit(".", 1)[-1] if getattr(item, "module", None) else ""
 
 
 @pytest.fixture(scope="session")
