@@ -6,12 +6,13 @@ tests/test_docs.py builds it the same way).
 
 project = "pe-course"
 author = "pe-course"
-extensions = ["myst_parser"]
+extensions = ["myst_parser", "sphinxarg.ext"]  # sphinxarg: docs/commands.md from the parser
 source_suffix = {".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build"]
 myst_heading_anchors = 3  # `[text](page.md#a-heading)` links resolve to headings down to ###
 myst_enable_extensions = ["dollarmath"]  # the glossary writes formulas as $...$
+smartquotes = False  # option names keep their two hyphens (--check, not –check)
 html_theme = "alabaster"
 html_title = "pe-course"
 html_static_path: list[str] = []

@@ -173,3 +173,56 @@ def test_the_guides_instructor_round_runs_as_written_on_a_fresh_copy(built_clone
         "report.html",
         "grades.csv",
     }
+
+
+GUIDE_LINK = re.compile(r"docs/([\w-]+)\.md#([\w-]+)")
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors MyST gives the page's headings (``myst_heading_anchors``), as GitHub does too."""
+    titles = re.findall(r"^#{1,6} (.+)$", page.read_text(encoding="utf-8"), flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", t.replace("`", "").strip().lower()).replace(" ", "-") for t in titles}
+
+
+def _resolves(page: str, anchor: str) -> bool:
+    return (DOCS / f"{page}.md").is_file() and anchor in _anchors(DOCS / f"{page}.md")
+
+
+def test_every_commands_help_has_examples_that_parse_and_a_guide_page_that_exists():
+    """`pe-course COMMAND --help` is written for an instructor: what it does, examples (each parses as
+    the command), and the page of docs/ that explains it (docs/commands.md renders the same help)."""
+    from pe_course.cli import build_parser
+    from pe_course.cli.help import COMMANDS
+
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    assert set(commands) == set(COMMANDS)
+    for name, sub in commands.items():
+        text = sub.format_help()
+        assert COMMANDS[name].description.split()[0] in text, name
+        examples = text.split("examples:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        assert examples, name
+        for line in examples:
+            argv = shlex.split(line.split(" # ")[0])
+            argv = argv[1:] if argv[0] == "sudo" else argv
+            assert argv[:2] == ["pe-course", name], line
+            parser.parse_args(argv[1:])  # exits (and fails the test) if it does not parse
+        (link,) = GUIDE_LINK.findall(text.split("guide: ", 1)[1])
+        assert _resolves(*link), f"{name}: docs/{link[0]}.md has no heading #{link[1]}"
+    assert "commands" in (DOCS / "index.md").read_text(encoding="utf-8")
+
+
+def test_every_guide_link_the_package_prints_resolves():
+    """Errors that name a fix link the page that explains it; no such link may point nowhere."""
+    from pe_course.sandbox import policy
+
+    links = {
+        (str(path.relative_to(REPO)), *link)
+        for path in (REPO / "src" / "pe_course").rglob("*.py")
+        for link in GUIDE_LINK.findall(path.read_text(encoding="utf-8"))
+    }
+    assert len(links) >= 8, links  # the refusals, the release check, the course, the Dask scheduler, ...
+    broken = [link for link in links if not _resolves(*link[1:])]
+    assert not broken, broken
+    for refusal in (policy.refusal("bubblewrap (bwrap) is not installed"), policy.group_refusal()):
+        assert GUIDE_LINK.search(refusal), refusal

@@ -38,15 +38,8 @@ def add_opt_outs(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_setup_groups(sub) -> None:
-    p = sub.add_parser(
-        "setup-groups",
-        help="(administrator, as root, once) give an ordinary user the control groups pe-course grade needs",
-        description="Make pe-course/USER in the control-group hierarchies pe-course uses (cgroup v1 "
-        "memory, pids, cpuacct and freezer where mounted, else cgroup v2 with memory and pids) and give "
-        "it to USER, so that pe-course grade run by USER bounds each student's run as a whole. On cgroup "
-        "v2 the user's server must also be started in pe-course/USER/session (see the README).",
-    )
+def add_setup_groups(p: argparse.ArgumentParser) -> None:
+    """``pe-course setup-groups``'s options (its texts are in :mod:`pe_course.cli.help`)."""
     p.add_argument("--user", required=True, help="the instructor's (or teaching assistant's) unix user name")
     p.add_argument(
         "--under",
@@ -55,7 +48,6 @@ def add_setup_groups(sub) -> None:
         help="make it below this group of every hierarchy instead of at the top (default /); "
         "'self': below the group this command runs in (in a container, or for a test)",
     )
-    p.set_defaults(func=cmd_setup_groups)
 
 
 def cmd_setup_groups(args) -> int:

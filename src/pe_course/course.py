@@ -26,7 +26,10 @@ def find_root(start: Path | None = None) -> Path:
     for candidate in (here, *here.parents):
         if (candidate / "nbgrader_config.py").is_file():
             return candidate
-    raise FileNotFoundError("no nbgrader_config.py here or above; run pe-course from the course directory")
+    raise FileNotFoundError(
+        "no nbgrader_config.py here or above; run pe-course from the course directory "
+        "(guide: docs/getting-started.md#getting-started)"
+    )
 
 
 def assignments(root: Path) -> list[str]:

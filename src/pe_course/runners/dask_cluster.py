@@ -57,7 +57,10 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT):
     try:
         client = Client(address, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
-        raise ClusterUnavailable(f"cannot reach the Dask scheduler at {address}: {_one_line(exc)}") from None
+        raise ClusterUnavailable(
+            f"cannot reach the Dask scheduler at {address}: {_one_line(exc)} "
+            "(guide: docs/large-classes.md#a-very-large-class)"
+        ) from None
     return client
 
 

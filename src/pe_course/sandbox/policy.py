@@ -39,6 +39,9 @@ UNISOLATED = "NOT ISOLATED"  # how the isolation line of a run without bubblewra
 INSTALL = "sudo apt-get install -y bubblewrap"
 OPT_IN = "for trusted code only: --unisolated, or c.Isolation.required = False"
 GROUPS_OPT_OUT = "--without-resource-groups, or c.Isolation.resource_groups_required = False"
+# the pages of the guide that explain each fix (docs/; tests/test_docs.py checks every such link)
+PLATFORMS = "docs/getting-started.md#supported-platforms"
+SHARED_SERVER = "docs/deployment.md#a-shared-server-the-instructor-an-ordinary-user"
 
 
 class IsolationUnavailable(RuntimeError):
@@ -106,7 +109,8 @@ def group_refusal() -> str:
     )
     return (
         f"Refusing to run student code: no resource group (control group) can be made for each run as {who}, "
-        f"so one submission's processes could make another's fail; {fix} (to accept that risk: {GROUPS_OPT_OUT})."
+        f"so one submission's processes could make another's fail; {fix} (to accept that risk: {GROUPS_OPT_OUT}; "
+        f"guide: {SHARED_SERVER})."
     )
 
 
@@ -142,7 +146,7 @@ def bwrap_path() -> str | None:
 def refusal(problem: str) -> str:
     """The one line that refuses to run student code."""
     fix = "" if "namespaces" in problem else f"; install it with `{INSTALL}`"
-    return f"Refusing to run student code: {problem}{fix} ({OPT_IN})."
+    return f"Refusing to run student code: {problem}{fix} ({OPT_IN}; guide: {PLATFORMS})."
 
 
 # bubblewrap arguments shared by the probe and every sandbox (sandbox/isolation.py): the system's

@@ -10,20 +10,24 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from .admin import add_opt_outs, add_setup_groups
-from .course import Course, UnknownAssignment
-from .interruption import catch_signals
-from .terminal import console, isolation_line, progress
+from ..admin import add_opt_outs, add_setup_groups, cmd_setup_groups
+from ..course import Course, UnknownAssignment
+from ..interruption import catch_signals
+from ..terminal import console, isolation_line, progress
+from .help import add_command
 
 
 def cmd_release(args) -> int:
-    from .release import release_diff
+    from ..release import release_diff
 
     course = _course(args)
     if args.check:
         differ = release_diff(course)
         if differ:
-            console.print(f"[red]release/ is out of date[/]: {', '.join(differ)} — run `pe-course release`")
+            console.print(
+                f"[red]release/ is out of date[/]: {', '.join(differ)} — run `pe-course release` "
+                "(guide: docs/authoring.md#adding-a-notebook-or-an-assignment)"
+            )
             return 1
         console.print("release/ matches a fresh `nbgrader generate_assignment`.")
         return 0
@@ -36,7 +40,7 @@ def cmd_release(args) -> int:
 
 def _release(course: Course) -> Path | None:
     """Regenerate release/ (with its safety checks); None, after saying why, when it refuses."""
-    from .release import ReleaseError, refresh_release
+    from ..release import ReleaseError, refresh_release
 
     try:
         return refresh_release(course)
@@ -69,8 +73,8 @@ def _assignment_ready(course: Course) -> bool:
 
 
 def cmd_build(args) -> int:
-    from .sandbox import Sandbox
-    from .selfcheck import released_stubs, run_selfcheck
+    from ..sandbox import Sandbox
+    from ..selfcheck import released_stubs, run_selfcheck
 
     course = _course(args)
     line = isolation_line(False, trusted="reference solutions, stubs and misconceptions")
@@ -99,14 +103,14 @@ def cmd_build(args) -> int:
 
 
 def _opted_in(course: Course) -> tuple[bool, bool]:
-    from .sandbox.policy import ungrouped_allowed, unisolated_allowed
+    from ..sandbox.policy import ungrouped_allowed, unisolated_allowed
 
     config = course.config()
     return unisolated_allowed(config), ungrouped_allowed(config)
 
 
 def cmd_grade(args) -> int:
-    from .round_output import grade_command
+    from ..round_output import grade_command
 
     course = _course(args)
     unisolated, ungrouped = _opted_in(course)
@@ -122,11 +126,11 @@ def cmd_grade(args) -> int:
 def cmd_demo(args) -> int:
     import time
 
-    from . import demo
-    from .release import refresh_release
-    from .round_output import print_round, run_grading
-    from .sandbox import Sandbox
-    from .selfcheck import run_selfcheck
+    from .. import demo
+    from ..release import refresh_release
+    from ..round_output import print_round, run_grading
+    from ..sandbox import Sandbox
+    from ..selfcheck import run_selfcheck
 
     started = time.monotonic()
     repo = Course.here(args.course or _repo_guess(), demo.ASSIGNMENT)
@@ -185,7 +189,7 @@ def _repo_guess() -> Path:
 
 def _write_report(course: Course):
     try:
-        from .report import write_report
+        from ..report import write_report
     except ImportError:
         return None
     return write_report(course)
@@ -193,8 +197,8 @@ def _write_report(course: Course):
 
 def cmd_feedback(args) -> int:
     """After manual grading: feedback regenerated for everyone, released, and zipped for an LMS."""
-    from .feedback import zip_for_lms
-    from .grading_round import feedback_round
+    from ..feedback import zip_for_lms
+    from ..grading_round import feedback_round
 
     course = _course(args)
     if not _assignment_ready(course):
@@ -240,7 +244,7 @@ def _first_line(text) -> str:
 
 def cmd_formgrader(args) -> int:
     """Jupyter in the course directory with nbgrader's formgrader open (manual grading)."""
-    from .formgrader import serve
+    from ..formgrader import serve
 
     return serve(_course(args), args.ip, args.port)
 
@@ -249,9 +253,9 @@ def cmd_report(args) -> int:
     course = _course(args)
     if not _assignment_ready(course):
         return 2
-    from .regrade import history
-    from .regrade_report import distribution
-    from .report import write_report
+    from ..regrade import history
+    from ..regrade_report import distribution
+    from ..report import write_report
 
     path = write_report(course, Path(args.out) if args.out else None)
     console.print(f"Report written: {path}")
@@ -269,8 +273,8 @@ def cmd_report(args) -> int:
 
 def cmd_export(args) -> int:
     """Grades and feedback back to an LMS: one grades file and one feedback zip to upload."""
-    from .lms.grades import ExportError
-    from .lms.upload import SOURCE_HELP, export, upload_lines
+    from ..lms.grades import ExportError
+    from ..lms.upload import SOURCE_HELP, export, upload_lines
 
     course = _course(args)
     if not _assignment_ready(course):
@@ -282,7 +286,7 @@ def cmd_export(args) -> int:
         return 2
     only = None
     if args.changed_only:
-        from .regrade import latest_changed
+        from ..regrade import latest_changed
 
         changed = latest_changed(course)
         if not changed:
@@ -320,21 +324,19 @@ def build_parser() -> argparse.ArgumentParser:
         "  pe-course feedback                       feedback with the written scores, LMS zips\n"
         "  pe-course report                         HTML report and grades.csv\n"
         "  pe-course export --lms canvas|moodle --from FILE   grades file and feedback zip to upload\n"
-        "Try it on a synthetic class: pe-course demo",
+        "\nTry it on a synthetic class: pe-course demo\n"
+        "Each command's --help has examples and the page of the guide (docs/) that explains it.",
     )
     parser.add_argument(
         "--course", type=Path, default=None, help="course directory (default: found from here)"
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("release", help="generate release/ with nbgrader and check it is safe for students")
+    p = add_command(sub, "release", cmd_release)
     p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)
     p.add_argument("--check", action="store_true", help="only compare release/ with a fresh generation")
-    p.set_defaults(func=cmd_release)
 
-    p = sub.add_parser(
-        "grade", help="autograde submissions in parallel (one gradebook writer), then feedback"
-    )
+    p = add_command(sub, "grade", cmd_grade)
     p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)
     p.add_argument("--jobs", "-j", type=int, default=2, help="parallel worker processes (default 2)")
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
@@ -352,30 +354,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs then only sets the local feedback processes",
     )
     add_opt_outs(p)
-    p.set_defaults(func=cmd_grade)
-    add_setup_groups(sub)
+    add_setup_groups(add_command(sub, "setup-groups", cmd_setup_groups))
 
-    p = sub.add_parser("report", help="HTML report with plots and the grades CSV, from the gradebook")
+    p = add_command(sub, "report", cmd_report)
     p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)
     p.add_argument("--out", help="output directory (default: reports/<assignment>)")
-    p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser(
-        "feedback",
-        help="after manual grading: regenerate feedback for everyone (forced), "
-        "zip it per student for an LMS, and release it (--exchange)",
-    )
+    p = add_command(sub, "feedback", cmd_feedback)
     p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)
     p.add_argument("--jobs", "-j", type=int, default=2, help="parallel worker processes (default 2)")
     p.add_argument(
         "--exchange", action="store_true", help="also nbgrader release_feedback (nbgrader exchange)"
     )
-    p.set_defaults(func=cmd_feedback)
 
-    p = sub.add_parser(
-        "export",
-        help="grades and feedback back to an LMS: its grades file (from its own export) and one feedback zip",
-    )
+    p = add_command(sub, "export", cmd_export)
     p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)
     p.add_argument("--lms", choices=("canvas", "moodle"), required=True)
     p.add_argument(
@@ -394,28 +386,18 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="only the students the latest regrade changed (one upload)",
     )
-    p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser(
-        "formgrader", help="start Jupyter in the course directory and print the formgrader URL"
-    )
+    p = add_command(sub, "formgrader", cmd_formgrader)
     p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     p.add_argument("--ip", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)
-    p.set_defaults(func=cmd_formgrader)
 
-    p = sub.add_parser(
-        "demo", help="a whole grading round on a synthetic class in a scratch course directory"
-    )
+    p = add_command(sub, "demo", cmd_demo)
     p.add_argument("--out", help="scratch course directory (default: a new temporary directory)")
-    p.add_argument("--jobs", "-j", type=int, default=2)
-    p.set_defaults(func=cmd_demo)
+    p.add_argument("--jobs", "-j", type=int, default=2, help="parallel worker processes (default 2)")
 
-    p = sub.add_parser(
-        "build", help="self-validate the graders, then release (refuses when validation fails)"
-    )
+    p = add_command(sub, "build", cmd_build)
     p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)
-    p.set_defaults(func=cmd_build)
     return parser
 
 
