@@ -34,3 +34,41 @@ def test_no_module_over_the_size_limit():
     assert not over, f"modules over {MAX_LINES} lines (split them by concern): {over}"
     settled = {name for name in OVER_LIMIT if sizes.get(name, 0) <= MAX_LINES}
     assert not settled, f"split or gone, so no longer an exception: remove from OVER_LIMIT: {settled}"
+
+
+# Who may import whom (issue 33): what ships to students and what runs inside bubblewrap imports nothing
+# above it, the record does not import the sandbox, and nothing but the command's entry points imports it.
+MAY_IMPORT = {
+    "pe_course.public_checks": set(),  # shipped verbatim beside the notebooks: stdlib and NumPy only
+    "pe_course.sandbox": {"pe_course.public_checks", "pe_course.attention", "pe_course.interruption"},
+    "pe_course.attention": set(),
+    "pe_course.interruption": set(),  # Ctrl-C and kill: signal handling under everything
+    "pe_course.precision": set(),
+}
+NEVER_IMPORTS = {"pe_course.record": {"pe_course.sandbox"}}
+
+
+def _imported_packages(graph, package: str) -> set[str]:
+    """The pe_course modules and packages (top level) that ``package`` imports, itself excepted."""
+    inside = {package, *graph.find_descendants(package)} if graph.find_children(package) else {package}
+    imported = {m for module in inside for m in graph.find_modules_directly_imported_by(module)}
+    return {".".join(m.split(".")[:2]) for m in imported if m.startswith("pe_course.")} - {package}
+
+
+def test_lower_layers_import_nothing_above_them():
+    graph = grimp.build_graph("pe_course")
+    wrong = {
+        package: sorted(_imported_packages(graph, package) - allowed)
+        for package, allowed in MAY_IMPORT.items()
+        if _imported_packages(graph, package) - allowed
+    }
+    wrong |= {
+        package: sorted(_imported_packages(graph, package) & banned)
+        for package, banned in NEVER_IMPORTS.items()
+        if _imported_packages(graph, package) & banned
+    }
+    assert not wrong, f"imports across layers: {wrong}"
+    importers = {".".join(m.split(".")[:2]) for m in graph.find_modules_that_directly_import("pe_course.cli")}
+    assert importers <= {"pe_course.cli"}, (
+        f"only the command's entry points import pe_course.cli: {importers}"
+    )

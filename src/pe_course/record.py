@@ -23,7 +23,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from .sandbox.policy import UNISOLATED
+from .attention import UNISOLATED, resource_attention
 
 # 2: checks carry their contract clause and failing input; 3: notes are {kind, detail};
 # 4: clauses are the unit of credit (points, what was charged and why); checks only say what they found
@@ -178,8 +178,6 @@ class GradingRecord:
 
     def attention(self) -> list[Attention]:
         """Everything in this record worth an instructor's look (the only place this is decided)."""
-        from .sandbox.groups import attention as resource_attention
-
         found = [Attention(note.kind.value, note.detail) for note in self.notes[:MAX_NOTES]]
         if self.timed_out_cells:
             found.append(

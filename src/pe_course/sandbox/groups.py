@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import delegation, teardown
-from .usage import NEAR, Usage, attention  # noqa: F401  (read from here by record.py and the tests)
+from .usage import Usage
 
 V1_ROOT = Path("/sys/fs/cgroup")
 V1_CONTROLLERS = ("memory", "pids", "cpuacct", "freezer")

@@ -32,13 +32,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..attention import UNISOLATED
 from . import groups, landlock, sharing, teardown
 from .policy import (
     NAMESPACES,
     NOBODY,
     PROC_DEV,
     SYSTEM_LINKS,
-    UNISOLATED,
     IsolationUnavailable,
     bwrap_path,
     bwrap_problem,

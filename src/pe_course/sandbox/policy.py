@@ -35,7 +35,6 @@ from traitlets import Bool
 from traitlets.config import Configurable
 
 NOBODY = 65534
-UNISOLATED = "NOT ISOLATED"  # how the isolation line of a run without bubblewrap begins
 INSTALL = "sudo apt-get install -y bubblewrap"
 OPT_IN = "for trusted code only: --unisolated, or c.Isolation.required = False"
 GROUPS_OPT_OUT = "--without-resource-groups, or c.Isolation.resource_groups_required = False"
