@@ -42,7 +42,8 @@ def grade_command(course: Course, args, unisolated: bool, assignment_ready, ungr
     if not submitted_students(course):
         console.print(
             f"[red]No submissions[/] in {course.submitted}/<student>/{course.assignment}/ "
-            "— take them in first (nbgrader collect, or nbgrader zip_collect for an LMS download)."
+            "— take them in first (nbgrader collect, or nbgrader zip_collect for an LMS download; "
+            "guide: docs/lms.md#taking-the-submissions-in)."
         )
         return 2
     cluster = None

@@ -208,7 +208,7 @@ def cmd_feedback(args) -> int:
     if not students:
         console.print(
             f"[red]Nothing to give back[/]: no graded submissions of {course.assignment} "
-            "(run pe-course grade first)."
+            "(run pe-course grade first; guide: docs/instructor-guide.md#instructor-guide-the-grading-round)."
         )
         return 2
     with progress() as bars:
@@ -282,7 +282,10 @@ def cmd_export(args) -> int:
     out = Path(args.out) if args.out else course.root / "exports" / course.assignment
     source = Path(args.source)
     if not source.is_file():
-        console.print(f"[red]No {args.lms} export at {escape(str(source))}[/]: {SOURCE_HELP[args.lms]}")
+        console.print(
+            f"[red]No {args.lms} export at {escape(str(source))}[/]: {SOURCE_HELP[args.lms]} "
+            "(guide: docs/lms-export.md#grades-and-feedback-back-to-canvas-and-moodle)"
+        )
         return 2
     only = None
     if args.changed_only:
@@ -297,7 +300,11 @@ def cmd_export(args) -> int:
     try:
         files, notes = export(course, args.lms, source, out, args.column or "", args.allow_missing, only)
     except (ExportError, FileNotFoundError) as exc:
-        console.print(f"[red]Nothing exported[/]: {escape(str(exc))}", soft_wrap=True)
+        console.print(
+            f"[red]Nothing exported[/]: {escape(str(exc))} "
+            "(guide: docs/lms-export.md#refused-before-anything-is-written)",
+            soft_wrap=True,
+        )
         return 2
     for note in notes:
         console.print(f"  - {escape(note)}", soft_wrap=True)
