@@ -19,6 +19,7 @@ import numpy as np
 from .contracts import parse_contracts
 from .course import Course
 from .datafiles import PUBLIC_DIR, DataFileError, data_files
+from .interruption import deferred
 from .notebook import HIDDEN_MARKER, SOLUTION_BEGIN, SOLUTION_END, grade_id, is_test_cell, nbgrader_meta
 from .precision import same_file
 from .publish import engine_files, files_of
@@ -63,7 +64,8 @@ def generate_release(course: Course, dest_root: Path | None = None) -> Path:
             "CourseDirectory.release_directory": str(Path(dest_root) / "release"),
             "CourseDirectory.db_url": f"sqlite:///{Path(dest_root) / 'gradebook.db'}",
         }
-    result = course.api(**overrides).generate_assignment(course.assignment, force=True)
+    with deferred():  # nbgrader's apps swallow a KeyboardInterrupt as a failure: Ctrl-C waits for the end
+        result = course.api(**overrides).generate_assignment(course.assignment, force=True)
     if not result["success"]:
         raise ReleaseError(
             f"nbgrader generate_assignment failed:\n{result.get('error') or result.get('log')}"

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ..admin import add_opt_outs, add_setup_groups, cmd_setup_groups
 from ..course import Course, UnknownAssignment
-from ..interruption import catch_signals
+from ..interruption import catch_signals, deferred
 from ..terminal import console, isolation_line, progress
 from .help import add_command
 
@@ -228,7 +228,8 @@ def cmd_feedback(args) -> int:
         f"For an LMS: one zip per student in {zips}/ (upload each as that student's feedback file)."
     )
     if args.exchange:
-        released = course.api().release_feedback(course.assignment)
+        with deferred():  # nbgrader's apps swallow a KeyboardInterrupt as a failure: Ctrl-C waits for the end
+            released = course.api().release_feedback(course.assignment)
         if released.get("success"):
             console.print("Released through the nbgrader exchange: students fetch it in the Assignment List.")
         else:

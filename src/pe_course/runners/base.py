@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import interruption
 from ..course import Course
 from ..grading_task import FeedbackOutcome, FeedbackTask, GradeOutcome, GradeTask
 
@@ -69,11 +70,15 @@ class Runner(ABC):
     def next_finished(self) -> Finished:
         """The next task to finish, in the order they finish (waits for one)."""
         while not self._ready:
+            interruption.check()
             self._dispatch()
-            try:
-                task, future = self._done.get(timeout=0.2)
-            except queue.Empty:
-                continue
+            # a Ctrl-C while waiting is raised when the wait ends, not inside whatever else the main
+            # thread runs meanwhile (a weakref callback would swallow it: see interruption.check)
+            with interruption.deferred():
+                try:
+                    task, future = self._done.get(timeout=0.2)
+                except queue.Empty:
+                    continue
             self._take(task, future)
         self.unfinished -= 1
         return self._ready.popleft()
