@@ -113,6 +113,14 @@ ONE_WORKER_MODULES = {
     "test_second_assignment",
     "test_shared_server",
 }
+# Run by themselves, after the parallel tests (the README's second pytest, `-m alone`): tests that watch the
+# whole machine's memory (what another worker uses would count as theirs), and the browser round (two
+# Jupyter servers and chromium, whose waits are long under a full machine).
+ALONE_MODULES = {"test_round"}
+ALONE_TESTS = {
+    "test_memory_spread_over_processes_is_bounded_for_the_group",
+    "test_two_hostile_submissions_graded_at_once_stay_in_their_groups",
+}
 # Started first, so that the longest runs do not begin when the other worker is nearly done (their
 # lengths are in the slowest-durations list the README's command prints).
 LONGEST_FIRST = ("test_distributed", "test_demo", "test_shared_server", "test_docs", "test_batch")
@@ -124,6 +132,8 @@ def pytest_collection_modifyitems(config, items):
         module = _module(item)
         if module in SLOW_MODULES or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+        if module in ALONE_MODULES or getattr(item, "originalname", item.name) in ALONE_TESTS:
+            item.add_marker(pytest.mark.alone)
         if module in ONE_WORKER_MODULES and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(module))
     rank = {module: i for i, module in enumerate(LONGEST_FIRST)}
