@@ -90,12 +90,16 @@ def user_venv() -> Path:
     made = subprocess.run([str(base), "-m", "venv", "--clear", str(path)], capture_output=True, text=True)
     if made.returncode != 0:
         pytest.skip(f"cannot make a venv with {base} (python3-venv?): {made.stderr.strip()[-200:]}")
-    pip = subprocess.run(
-        [str(path / "bin" / "pip"), "install", "-q", "-e", f"{REPO}[test]"],
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
+    # Debian's pip (23.0) once failed inside its resolver here (packaging's Version(None)); a current pip
+    # does not, and a second try covers a registry that failed once
+    pip_cmd = [str(path / "bin" / "pip"), "install", "-q"]
+    subprocess.run([*pip_cmd, "--upgrade", "pip"], capture_output=True, text=True, timeout=600, check=False)
+    for _ in range(2):
+        pip = subprocess.run(
+            [*pip_cmd, "-e", f"{REPO}[test]"], capture_output=True, text=True, timeout=1200, check=False
+        )
+        if pip.returncode == 0:
+            break
     if pip.returncode != 0:
         pytest.skip(f"cannot install pe-course into {path}: {pip.stderr.strip()[-300:]}")
     return path
