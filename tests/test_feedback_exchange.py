@@ -4,9 +4,12 @@ feedback pages."""
 
 from __future__ import annotations
 
+import os
 import shutil
 
-from conftest import COURSE, REPO
+import nbformat
+import pytest
+from conftest import COURSE, REPO, reference_nb
 
 from pe_course.course import Course
 from pe_course.feedback import tidy
@@ -117,3 +120,27 @@ def test_the_feedback_exporter_compiles_its_templates_once_per_process(monkeypat
         pages.append(_pages(GenerateFeedback(config=config).exporter_class, nb, config))
     assert compiled == [], "the second exporter compiled templates again"
     assert pages[0] == pages[1] and "(Score: 1.5 / 3.0)" in pages[0]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make a folder another unix user owns")
+def test_collect_takes_folders_of_the_student_or_the_collector_and_leaves_a_forgery(course_copy, tmp_path):
+    """`OwnerCheckedCollect` through the real `nbgrader collect`: a folder owned by the user who collects
+    is taken (a one-account setup), one owned by another user in a student's name is left with a line."""
+    inbound = tmp_path / "exchange" / "pe-course" / "inbound"
+    inbound.mkdir(parents=True)
+    nb = nbformat.writes(reference_nb("01_embedding"))
+    for student, uid in (("ani", os.geteuid()), ("budi", 65534)):  # 65534: nobody, not budi
+        folder = inbound / f"{student}+positional-encoding+2026-12-04 10:00:00.000000 UTC+x{student}"
+        folder.mkdir()
+        (folder / "01_embedding.ipynb").write_text(nb, encoding="utf-8")
+        (folder / "timestamp.txt").write_text("2026-12-04 10:00:00.000000 UTC", encoding="utf-8")
+        for path in (folder, *folder.iterdir()):
+            os.chown(path, uid, uid)
+    proc = course_copy.nbgrader(
+        "collect", "positional-encoding", f"--Exchange.root={tmp_path / 'exchange'}", "--update"
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    submitted = course_copy.root / "submitted"
+    assert (submitted / "ani" / "positional-encoding" / "01_embedding.ipynb").is_file()
+    assert not (submitted / "budi").exists()
+    assert "Not collected" in proc.stdout + proc.stderr and "made by nobody" in proc.stdout + proc.stderr
