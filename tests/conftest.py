@@ -114,9 +114,9 @@ ONE_WORKER_MODULES = {
     "test_shared_server",
 }
 # Run by themselves, after the parallel tests (the README's second pytest, `-m alone`): tests that watch the
-# whole machine's memory (what another worker uses would count as theirs), and the browser round (two
-# Jupyter servers and chromium, whose waits are long under a full machine).
-ALONE_MODULES = {"test_round"}
+# whole machine's memory (what another worker uses would count as theirs), and the browser rounds (two
+# Jupyter servers and chromium; a JupyterHub with five unix users), whose waits are long under a full machine.
+ALONE_MODULES = {"test_round", "test_hub"}
 ALONE_TESTS = {
     "test_memory_spread_over_processes_is_bounded_for_the_group",
     "test_two_hostile_submissions_graded_at_once_stay_in_their_groups",

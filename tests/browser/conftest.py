@@ -41,7 +41,11 @@ def require_chromium() -> None:
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
-    return {**browser_type_launch_args, "executable_path": CHROMIUM}
+    # *.localhost to the loopback, whatever the resolver says: the hub's users and service each have
+    # their own origin there (tests/browser/hub.py)
+    resolve = "--host-resolver-rules=MAP *.localhost 127.0.0.1, MAP localhost 127.0.0.1"
+    args = [*browser_type_launch_args.get("args", []), resolve]
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": args}
 
 
 # pytest-playwright keeps Playwright (its event loop) and the browser for the whole session, and while

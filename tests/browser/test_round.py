@@ -11,33 +11,18 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import reference_nb
 from playwright.sync_api import Page, expect
 
 from .conftest import require_chromium
 
 require_chromium()
 
-from . import lab  # noqa: E402
+from . import lab, steps  # noqa: E402
 from .jupyter import JupyterServer, run, scratch_env  # noqa: E402
+from .steps import ANSWER, ANSWER_ID, ASSIGNMENT, COMMENT, REFERENCE  # noqa: E402
 
-ASSIGNMENT = "positional-encoding"
 STUDENT = "ani"
-ANSWER = (
-    "1. Tidak: PE_sin(0) adalah vektor nol, jadi M · PE_sin(0) = 0 untuk matriks apa pun, padahal "
-    "PE_sin(1) bukan nol.\n2. Tidak: sin a · sin b = ½[cos(a − b) − cos(a + b)], jadi hasilnya juga "
-    "bergantung pada p + q, bukan hanya pada offset p − q."
-)
-COMMENT = "Bagian 1 tepat. Bagian 2: alasannya benar, tetapi sertakan contoh angka yang Anda hitung (misalnya d_model = 8)."
-
-
-def _cells(nb) -> dict[str, str]:
-    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells if "nbgrader" in c.metadata}
-
-
-REFERENCE = _cells(reference_nb("02_sinusoidal"))
-# The written answer of 02_sinusoidal (its grade_id follows the question: answer_<name>).
-(ANSWER_ID,) = [gid for gid in REFERENCE if gid.startswith("answer_")]
+_cells = steps.cells
 
 
 @dataclass
@@ -200,11 +185,7 @@ def test_student_fetches_works_validates_and_submits(world: World, page: Page, s
     shots(page, "validate-success")
     lab.close_dialog(page, "Success")
 
-    lab.show_tab(page, "Assignments")
-    fetched = lab.wait_for_list(page, "fetched", 1)
-    fetched.first.locator('.item_status button:text("Submit")').click()
-    submitted = lab.wait_for_list(page, "submitted", 1)
-    expect(submitted.first.locator(".item_name").first).to_have_text(ASSIGNMENT)
+    steps.submit(page)
     shots(page, "submitted")
     inbound = list((world.exchange / "pe-course" / "inbound").iterdir())
     assert [p.name.split("+")[0] for p in inbound] == [STUDENT]
