@@ -122,11 +122,11 @@ def submission_notebooks(config) -> list[tuple[object, str, Path | None]]:
 def pytest_configure(config):
     import pytest
 
-    from pe_course.sandbox import policy
+    from pe_course.sandbox import policy, selftest
 
     submission_notebooks(config)  # an assignment or a path that cannot be graded: a usage error first
     try:
-        policy.check(unisolated=unisolated(config), ungrouped=ungrouped(config))
+        selftest.check(unisolated=unisolated(config), ungrouped=ungrouped(config))
     except policy.IsolationUnavailable as exc:
         raise pytest.UsageError(str(exc)) from None
 

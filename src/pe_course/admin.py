@@ -71,3 +71,34 @@ def cmd_setup_groups(args) -> int:
         console.print(f"{escape(path)}: owned by {escape(args.user)}")
     console.print(f"{escape(args.user)} can now grade with a resource group per run (pe-course grade).")
     return 0
+
+
+def add_check_sandbox(p: argparse.ArgumentParser) -> None:
+    """``pe-course check-sandbox``'s options."""
+    add_opt_outs(p)
+
+
+def cmd_check_sandbox(args) -> int:
+    """Run the sandbox's hostile probes now (sandbox/selftest.py) and say what each found."""
+    from rich.table import Table
+
+    from .sandbox import IsolationUnavailable, Sandbox, selftest
+
+    try:
+        sandbox = Sandbox(unisolated=args.unisolated, ungrouped=args.without_resource_groups)
+    except IsolationUnavailable as exc:
+        console.print(escape(str(exc)), soft_wrap=True)
+        return 2
+    console.print(f"sandbox: {escape(sandbox.isolation)}", soft_wrap=True)
+    findings = selftest.run(sandbox)
+    table = Table("probe", "result", "what happened")
+    for f in findings:
+        result = "held" if f.held else ("not probed" if f.held is None else "[red]GOT THROUGH[/]")
+        table.add_row(f.probe, result, escape(f.detail))
+    console.print(table)
+    through = [f.probe for f in findings if f.held is False]
+    if through:
+        console.print(f"[red]pe-course grade refuses to grade here[/]: {', '.join(through)} got through.")
+        return 2
+    console.print("Every probe held: student code is contained here.")
+    return 0

@@ -30,7 +30,7 @@ from typing import Any
 from .course import Course
 from .execute import close_runner
 from .feedback import tidy
-from .sandbox import policy
+from .sandbox import policy, selftest
 
 
 @dataclass(frozen=True)
@@ -219,7 +219,7 @@ def _grade(task: GradeTask, staging: Path, db: Path, started: float) -> GradeOut
             overrides["Isolation.resource_groups_required"] = False
         api = course.api(**overrides)
         try:
-            policy.check(api.config)  # the autograde step would refuse too; say it in one line here
+            selftest.check(api.config)  # the autograde step would refuse too; say it in one line here
         except policy.IsolationUnavailable as exc:
             return GradeOutcome(task.student, False, str(staging), task.fingerprint, error=str(exc))
         with warnings.catch_warnings():

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from ..admin import add_opt_outs, add_setup_groups, cmd_setup_groups
+from ..admin import add_check_sandbox, add_opt_outs, add_setup_groups, cmd_check_sandbox, cmd_setup_groups
 from ..course import Course, UnknownAssignment
 from ..interruption import catch_signals, deferred
 from ..terminal import console, isolation_line, progress
@@ -363,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_opt_outs(p)
     add_setup_groups(add_command(sub, "setup-groups", cmd_setup_groups))
+    add_check_sandbox(add_command(sub, "check-sandbox", cmd_check_sandbox))
 
     p = add_command(sub, "report", cmd_report)
     p.add_argument("assignment", nargs="?", help=ASSIGNMENT_HELP)

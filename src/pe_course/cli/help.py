@@ -121,6 +121,18 @@ COMMANDS: dict[str, CommandHelp] = {
         (("sudo pe-course setup-groups --user dosen1", "once per instructor or assistant"),),
         "docs/deployment.md#a-shared-server-the-instructor-an-ordinary-user",
     ),
+    "check-sandbox": CommandHelp(
+        "run the sandbox's hostile probes on this machine now and say what each found",
+        "Runs, as a submission's code in a sandbox made as for grading: reading a file of the grading user, "
+        "reaching the network, leaving a process running, holding more memory across processes than a "
+        "run's resource group allows. pe-course grade runs the same probes by itself once per machine, "
+        "user and version of the sandbox code, and refuses to grade where one gets through.",
+        (
+            ("pe-course check-sandbox", "on a new grading machine or Dask worker"),
+            ("pe-course check-sandbox --without-resource-groups", "where no control group can be had"),
+        ),
+        "docs/sandbox.md#the-self-test-on-each-grading-machine",
+    ),
 }
 
 

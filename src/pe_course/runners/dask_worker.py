@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..grading_task import GradeOutcome, GradeTask, grade_one
-from ..sandbox import groups, policy
+from ..sandbox import groups, policy, selftest
 from .bundle import tar, untar
 
 _LOCK = threading.Lock()  # nbgrader changes the process's working directory: one student at a time
@@ -85,7 +85,7 @@ def grade_remote(
             )
             return RemoteResult(GradeOutcome(student, False, "", fingerprint, error=why), b"", worker)
         try:
-            policy.check(unisolated=unisolated, ungrouped=ungrouped)
+            selftest.check(unisolated=unisolated, ungrouped=ungrouped)
         except policy.IsolationUnavailable as exc:
             return RemoteResult(
                 GradeOutcome(student, False, "", fingerprint, error=f"worker {worker}: {exc}"), b"", worker

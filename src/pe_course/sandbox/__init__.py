@@ -22,7 +22,8 @@
 - :mod:`.nbexec` — runs a student's notebook with nbclient inside the sandbox (copied in too);
 - :mod:`.zygote` and :mod:`.prefork` — that runner and its kernel imported once per grading process and
   forked into each student's sandbox (bubblewrap makes it as for every run);
-- :mod:`.channel` — reading one line from a sandboxed process within a time limit.
+- :mod:`.channel` — reading one line from a sandboxed process within a time limit;
+- :mod:`.selftest` — hostile probes run once per machine before it grades; grading refuses where one gets through.
 """
 
 from .client import Outcome, StudentProcess

@@ -85,16 +85,17 @@ def ungrouped_allowed(config) -> bool:
 def check(config=None, unisolated: bool = False, ungrouped: bool = False) -> None:
     """Raise :class:`IsolationUnavailable` unless bubblewrap works here or the instructor opted in
     (``unisolated``, or ``c.Isolation.required = False`` in ``config``), and likewise for resource
-    groups (``ungrouped``, ``c.Isolation.resource_groups_required = False``; trusted code needs none)."""
+    groups (``ungrouped``, ``c.Isolation.resource_groups_required = False``; trusted code needs none).
+    What runs student code calls :func:`.selftest.check`, which adds the machine's self-test."""
     unisolated = unisolated or unisolated_allowed(config)
     problem = bwrap_problem()
     if problem is not None and not unisolated:
         raise IsolationUnavailable(refusal(problem))
-    if not (unisolated or ungrouped or ungrouped_allowed(config)):
-        from .groups import mechanism
+    from .groups import mechanism
 
-        if mechanism() is None:
-            raise IsolationUnavailable(group_refusal())
+    grouped = mechanism() is not None
+    if not (grouped or unisolated or ungrouped or ungrouped_allowed(config)):
+        raise IsolationUnavailable(group_refusal())
 
 
 def group_refusal() -> str:
