@@ -34,7 +34,7 @@ class Check:
     title: str
     clause: str  # the contract clause (e.g. "K2") of ``function`` that this check enforces
     run: Callable[[Any], None]
-    # what the public check runs of it: a property of graders/properties.py and its public inputs
+    # what the public check runs of it: a property of graders/<assignment>/_shared/properties.py and its public inputs
     public: tuple[Callable[..., None], tuple[tuple, ...]] | None = None
 
     @property
@@ -153,7 +153,7 @@ def check(
 ):
     """Declare a check of ``function`` (stable ``name``, Indonesian ``title``) that enforces clause
     ``clause``. ``public=(prop, inputs)``: the public check runs ``prop(checker, *args)`` (a function of
-    ``graders/properties.py``, which ships with the release) on each of ``inputs``."""
+    ``graders/<assignment>/_shared/properties.py``, which ships with the release) on each of ``inputs``."""
 
     def wrap(fn: Callable[[Any], None]):
         shown = (public[0], tuple(tuple(args) for args in public[1])) if public else None

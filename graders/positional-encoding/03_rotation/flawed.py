@@ -1,10 +1,6 @@
 """Wrong students of 03_rotation's graded functions, for the self-validation (``pe-course build``):
-
-- ``@careful(function, misconception)``: one catalogued misconception inside otherwise careful code
-  (a kept ``ValueError``, a kept check, a misconception carried into a function built on another);
-  it must lose points and be diagnosed with exactly that misconception;
-- ``@flawed(function, *clauses)``: one realistic slip in otherwise correct code; it must lose exactly
-  those clauses, by the graders and by the public check.
+``@careful`` code with one catalogued misconception (diagnosed with exactly it), ``@flawed`` code with
+one realistic slip (losing exactly the clauses named); see ``pe_course.declarations``.
 """
 
 from __future__ import annotations

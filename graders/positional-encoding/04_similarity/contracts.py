@@ -1,10 +1,5 @@
-"""The domain of each of 04_similarity's graded functions' contracts, as code (``@domain``).
-
-The notebook states, clause by clause, which inputs each function must handle ("Ketentuan yang
-dinilai"); the graders may only call a student's function with such inputs. A domain function
-takes the call's arguments and returns ``None`` for an input the contract covers, or the reason
-it does not. ``tests/test_contracts.py`` runs every check against the reference with a caller
-that applies these, and samples every strategy far beyond what grading draws.
+"""The contract domains of 04_similarity's graded functions (``@domain``; what a domain is and who
+checks it: ``_shared/contracts.py``).
 """
 
 from __future__ import annotations

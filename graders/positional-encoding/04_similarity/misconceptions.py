@@ -1,9 +1,6 @@
-"""Catalogue of 04_similarity's misconceptions: documented wrong implementations with a hint for students.
-
-A student's function is diagnosed with a misconception when, on every graded call where the
-wrong implementation and the reference behave differently, the student's function behaved like
-the wrong implementation (``pe_course.diagnosis.diagnose``). The self-validation checks that each
-entry loses points on its cell and is diagnosed. Docstrings say what the mistaken idea is.
+"""Catalogue of 04_similarity's misconceptions (``@misconception``): documented wrong implementations
+with a hint for students; each docstring says what the mistaken idea is (how one is diagnosed:
+``pe_course.diagnosis``).
 """
 
 from __future__ import annotations
