@@ -2,7 +2,7 @@
 
 - **all-correct** (default 36 students): every student submits all four notebooks, every function
   correct but written differently — each solution cell is one of the correct implementations of
-  ``graders/alternatives.py`` (loops, einsum, complex numbers, …; never the reference copied),
+  ``graders/positional-encoding/<notebook>/alternatives.py`` (``@alternative``: loops, einsum, complex numbers, …; never the reference copied),
   mixed differently per student, and the written answers filled in.
 - **mixed** (default 24 students): the demo's typical students (correct, partial, misconceptions,
   stubs, mangled and missing notebooks), without the two built to hang or wedge kernels.
@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib.util
 import inspect
 import json
 import os
@@ -88,13 +87,11 @@ PE_COURSE = Path(sys.executable).with_name("pe-course")
 DASK = Path(sys.executable).with_name("dask")
 
 
-def _alternatives():
-    spec = importlib.util.spec_from_file_location(
-        "_bench_alternatives", Course(REPO).graders / "alternatives.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _alternatives() -> dict:
+    """The correct implementations of every graded function (``@alternative``), by function."""
+    from pe_course.suite import load_suite
+
+    return load_suite(Course(REPO).graders).alternatives
 
 
 def _helpers(module, function, seen: set[str]) -> list[str]:
@@ -112,26 +109,31 @@ def _helpers(module, function, seen: set[str]) -> list[str]:
     return out
 
 
-def correct_code(module, function: str, implementation) -> str:
-    """A solution cell a student could have written: the implementation (renamed) and its helpers."""
+def _undecorated(function) -> str:
+    """A function's source without the graders' declarations (``@alternative(...)``)."""
+    return "".join(line for line in inspect.getsourcelines(function)[0] if not line.startswith("@"))
+
+
+def correct_code(function: str, implementation) -> str:
+    """A solution cell a student could have written: the implementation (renamed, without the
+    graders' ``@alternative``) and its helpers."""
+    module = sys.modules[implementation.__module__]
     helpers = _helpers(module, implementation, {implementation.__name__})
-    parts = [inspect.getsource(getattr(module, name)) for name in helpers]
-    own = inspect.getsource(implementation).replace(f"def {implementation.__name__}(", f"def {function}(", 1)
+    parts = [_undecorated(getattr(module, name)) for name in helpers]
+    own = _undecorated(implementation).replace(f"def {implementation.__name__}(", f"def {function}(", 1)
     return "\n\n".join(part.rstrip() for part in [*parts, own])
 
 
 def all_correct_class(size: int) -> list[demo.Student]:
     """``size`` students, all correct, each mixing the alternatives differently."""
-    module = _alternatives()
-    functions = sorted(module.ALTERNATIVES)
+    alternatives = _alternatives()
+    functions = sorted(alternatives)
     students = []
     for i in range(size):
         code = {}
         for k, function in enumerate(functions):
-            options = module.ALTERNATIVES[function]
-            code[function] = correct_code(
-                module, function, options[(i + k * (i // len(options) + 1)) % len(options)]
-            )
+            options = alternatives[function]
+            code[function] = correct_code(function, options[(i + k * (i // len(options) + 1)) % len(options)])
         students.append(demo.Student(f"benar{i:03d}", "all correct, varied", code, written=True))
     return students
 

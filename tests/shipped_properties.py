@@ -1,6 +1,6 @@
 """What a shipped property computes from its inputs alone (used by tests/test_release.py, section 8).
 
-The public properties (``graders/<assignment>/properties.py``, shipped as ``public_checks/properties.py``)
+The public properties (``graders/<assignment>/_shared/properties.py``, shipped as ``public_checks/properties.py``)
 may compare the student's results with each other, with their inputs, with 0 and ±1, and with numbers
 handed to them as data; they must not compute a graded function, nor any number of its answer.
 

@@ -256,7 +256,7 @@ def test_public_properties_call_only_ordinary_inputs_or_their_own_clauses(suite,
         def fail(message, input=""):
             raise AssertionError(message)
 
-    properties = suite.module("properties")
+    properties = suite.module("_shared.properties")
     for fn in FUNCTIONS:
         for entry in spec_of(suite, reference, fn)["properties"]:
             recorder = Recorder(fn)
@@ -277,8 +277,11 @@ if sys.argv[1] == "many":
 from pe_course.drawing import draw
 from pe_course.public_checks import to_data
 from pe_course.score import load_suite
-strategies = load_suite(Path(sys.argv[2])).module("strategies")
-drawn = [to_data(list(draw(getattr(strategies, name), 30))) for name in ("embed_inputs", "pe_inputs", "rope_inputs")]
+suite = load_suite(Path(sys.argv[2]))
+drawn = [
+    to_data(list(draw(getattr(suite.module(f"{notebook}.strategies"), name), 30)))
+    for notebook, name in (("01_embedding", "embed_inputs"), ("02_sinusoidal", "pe_inputs"), ("03_rotation", "rope_inputs"))
+]
 print(hashlib.sha1(json.dumps(drawn).encode()).hexdigest())
 """
 

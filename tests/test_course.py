@@ -98,12 +98,12 @@ def test_every_reader_of_the_graders_asks_the_one_trait_autograde_reads(tmp_path
     assert course.graders == course.root / "hidden" / "positional-encoding"
     assert public_check_files(course) == public_check_files(COURSE)
     before = graders_fingerprint(course)
-    (course.graders / "cases" / "one_hot.json").write_text("[]", encoding="utf-8")
+    (course.graders / "01_embedding" / "cases" / "one_hot.json").write_text("[]", encoding="utf-8")
     assert graders_fingerprint(course) != before, "a change of the graders re-grades"
     (tmp_path / "template.db").write_bytes(b"")
     with tarfile.open(fileobj=io.BytesIO(course_bundle(course, tmp_path / "template.db"))) as bundle:
         names = bundle.getnames()
-    assert "hidden/positional-encoding/checks_embedding.py" in names
+    assert "hidden/positional-encoding/01_embedding/checks.py" in names
     assert not [n for n in names if n.startswith("graders/")]
 
 

@@ -258,7 +258,7 @@ def test_the_bundle_holds_only_what_a_worker_needs(class_course, tmp_path):
         names = tar.getnames()
     tops = {name.split("/")[0] for name in names}
     assert tops == {"nbgrader_config.py", "template.db", "source", "release", "graders"}
-    assert "graders/positional-encoding/alternatives.py" in names
+    assert "graders/positional-encoding/03_rotation/alternatives.py" in names
     assert "release/positional-encoding/01_embedding.ipynb" in names
     assert not [n for n in names if "__pycache__" in n or n.endswith("gradebook.db")]
 

@@ -64,13 +64,13 @@ def test_empty_ids_mistake_costs_only_the_stated_empty_ids_clause(
 
 def test_apply_rope_following_the_hints_scores_full_marks(suite, reference):
     """The notebook's hints, followed literally (positions converted with np.asarray), give full marks."""
-    rope_as_hints_say = suite.module("alternatives").rope_as_hints_say
-    assert rope_as_hints_say in suite.module("alternatives").ALTERNATIVES["apply_rope"]
+    rope_as_hints_say = suite.module("03_rotation.alternatives").rope_as_hints_say
+    assert rope_as_hints_say in suite.alternatives["apply_rope"]
     cell = grade("apply_rope", suite, reference, rope_as_hints_say)
     assert cell.score == cell.max_score, [c.message for c in cell.clauses if not c.passed]
 
 
-# Misconceptions inside otherwise careful code: graders/alternatives.py COMPOUND, checked by
+# Misconceptions inside otherwise careful code: @careful in graders/<assignment>/<notebook>/flawed.py, checked by
 # tests/test_self_validation.py and by `pe-course build`.
 
 

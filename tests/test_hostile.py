@@ -566,9 +566,9 @@ def test_symlinks_planted_in_scratch_do_not_let_the_grader_overwrite_host_files(
 ):
     """Regression test for a fixed bug (sandbox escape), which was: after a worker crash, ``StudentProcess._spawn`` re-copies worker.py and
     codec.py into the scratch directory with ``shutil.copy``, following symlinks the student planted:
-    here the course's own graders/checks_embedding.py gets overwritten with codec.py."""
+    here the course's own graders/<assignment>/01_embedding/checks.py gets overwritten with codec.py."""
     course = hostile_course.root
-    victim = course / GRADERS.relative_to(REPO) / "checks_embedding.py"
+    victim = course / GRADERS.relative_to(REPO) / "01_embedding" / "checks.py"
     original = victim.read_bytes()
     code = f"""
 import os
@@ -578,7 +578,7 @@ if os.path.exists('/sandbox/codec.py') and not os.path.islink('/sandbox/codec.py
     os._exit(0)
 """
     grade(wrong_nb(appended=(code,)), use_bwrap=True)
-    assert victim.read_bytes() == original, "the grader overwrote the graders' checks_embedding.py"
+    assert victim.read_bytes() == original, "the grader overwrote the graders' 01_embedding/checks.py"
     result = grade(reference_nb(NB), use_bwrap=True, graders=course / GRADERS.relative_to(REPO))
     assert result.score == 7.0
 

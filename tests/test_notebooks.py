@@ -34,9 +34,9 @@ from nbclient import NotebookClient
 from pe_course.score import load_suite
 
 SOURCE = REPO / "source" / "positional-encoding"
-STRATEGIES = load_suite(GRADERS).module("strategies")
+STRATEGIES = load_suite(GRADERS).module("_shared.strategies")
 SETTINGS = settings(derandomize=True, max_examples=30, deadline=None)
-# The graders' own building blocks (graders/strategies.py): one definition of a bounded finite float and
+# The graders' own building blocks (graders/<assignment>/_shared/strategies.py): one definition of a bounded finite float and
 # of a matrix of them. The composite cases below differ on purpose: they include T = 0 and test the
 # reference's mathematics, not what a grader check draws.
 FLOATS, matrix = STRATEGIES.FLOATS, STRATEGIES.matrix

@@ -1,6 +1,6 @@
 """The package's shape (STYLE.md principles 10 and 16): no import cycle anywhere in ``src/pe_course``
 (function-local imports included: a cycle dodged by importing inside a function is still a cycle),
-and small modules."""
+and small modules: in ``src/pe_course`` and in the graders (``graders/`` and the toy assignment's)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,13 @@ from pathlib import Path
 
 import grimp
 
-PACKAGE = Path(__file__).resolve().parents[1] / "src" / "pe_course"
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "src" / "pe_course"
 MAX_LINES = 450
+# One notebook's graders are one folder of small files (graders/<assignment>/<notebook>/, issue 33):
+# a file that grows past this is split by concern (checks_rope.py beside checks.py), not by length.
+GRADERS = (REPO / "graders", REPO / "tests" / "fixtures" / "course" / "graders")
+MAX_GRADER_LINES = 300
 # Modules still over the limit, with where their split is tracked. Empty this as they are split.
 OVER_LIMIT: dict[str, str] = {}
 
@@ -34,6 +39,17 @@ def test_no_module_over_the_size_limit():
     assert not over, f"modules over {MAX_LINES} lines (split them by concern): {over}"
     settled = {name for name in OVER_LIMIT if sizes.get(name, 0) <= MAX_LINES}
     assert not settled, f"split or gone, so no longer an exception: remove from OVER_LIMIT: {settled}"
+
+
+def test_no_grader_file_over_the_size_limit():
+    sizes = {
+        str(path.relative_to(REPO)): len(path.read_text(encoding="utf-8").splitlines())
+        for folder in GRADERS
+        for path in folder.rglob("*.py")
+    }
+    assert len(sizes) > 20, "the graders were not found"
+    over = {name: lines for name, lines in sizes.items() if lines > MAX_GRADER_LINES}
+    assert not over, f"grader files over {MAX_GRADER_LINES} lines (split them by concern): {over}"
 
 
 # Who may import whom (issue 33): what ships to students and what runs inside bubblewrap imports nothing

@@ -207,11 +207,11 @@ def test_the_changed_only_export_sends_their_grades_and_pages_as_the_full_export
 # -- slow: the acceptance, on a real class, graders changed in the course copy ------------------------
 def _change_one_check(root: Path) -> None:
     """A second reading of one_hot's K3: an empty ids given as a Python list is no longer asked for."""
-    cases = root / "graders" / A / "cases" / "one_hot.json"
+    cases = root / "graders" / A / "01_embedding" / "cases" / "one_hot.json"
     cases.write_text(
         json.dumps([c for c in json.loads(cases.read_text()) if c["name"] != "ids kosong (list)"])
     )
-    checks = root / "graders" / A / "checks_embedding.py"
+    checks = root / "graders" / A / "01_embedding" / "checks.py"
     text = checks.read_text()
     lists = '    g.expect("one_hot", [], 4)\n    g.expect("one_hot", [], 9)\n'
     assert lists in text

@@ -132,7 +132,7 @@ def test_release_diff_notices_stale_public_checks(tmp_path):
     shipped.write_text(
         shipped.read_text(encoding="utf-8").replace("[2, 0, 2]", "[2, 0, 1]"), encoding="utf-8"
     )
-    cases = course.graders / "cases" / "one_hot.json"
+    cases = course.graders / "01_embedding" / "cases" / "one_hot.json"
     cases.write_text(
         cases.read_text(encoding="utf-8").replace("[2, 0, 2], 3", "[2, 1, 2], 3"), encoding="utf-8"
     )
@@ -645,8 +645,8 @@ def test_the_public_checks_ship_no_hidden_case_and_no_reference_code(suite, refe
         [*engine_files(), "properties.py", *(f"{n}.json" for n in NOTEBOOKS)]
     )
     assert all((folder / name).read_bytes() == data for name, data in engine_files().items())
-    assert (folder / "properties.py").read_bytes() == (GRADERS / "properties.py").read_bytes()
-    cases = suite.module("cases").cases
+    assert (folder / "properties.py").read_bytes() == (GRADERS / "_shared" / "properties.py").read_bytes()
+    cases = suite.cases
     for name in NOTEBOOKS:
         data = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
         for fn, spec in data["functions"].items():

@@ -843,7 +843,7 @@ def test_fallback_chown_does_not_follow_symlinks(tmp_path, monkeypatch):
 def test_course_files_are_invisible(bwrap_sandbox):
     paths = [
         REPO / "graders",
-        GRADERS / "checks_embedding.py",
+        GRADERS / "01_embedding" / "checks.py",
         REPO / "gradebook.db",
         REPO / "source",
         REPO / "source" / "positional-encoding" / "01_embedding.ipynb",

@@ -149,7 +149,7 @@ def test_the_toy_is_built_and_released_beside_positional_encoding(course):
     suite = load_suite(course.toy.graders)
     assert list(shipped["functions"]) == suite.notebooks[NOTEBOOK] == ["attention_scores", "self_attention"]
     for fn, spec in shipped["functions"].items():
-        public = [c.name for c in suite.module("cases").cases(fn) if c.public]
+        public = [c.name for c in suite.cases(fn) if c.public]
         assert [c["name"] for c in spec["cases"]] == public, f"{fn}: only the public cases ship"
     text = "\n".join(c.source for c in nbformat.read(release / f"{NOTEBOOK}.ipynb", as_version=4).cells)
     assert "BEGIN SOLUTION" not in text and "Rubrik penilaian" not in text

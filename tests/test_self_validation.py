@@ -18,7 +18,7 @@ from pe_course.diagnosis import InProcessCaller
 from pe_course.public_checks import run_public
 from pe_course.sandbox import Sandbox
 from pe_course.score import _grade_function, grade_notebook, load_suite
-from pe_course.selfcheck import flawed_students, hard_coder
+from pe_course.selfcheck import hard_coder
 
 PUBLIC = REPO / "source" / "positional-encoding" / PUBLIC_DIR
 
@@ -87,10 +87,10 @@ def test_stub_scores_zero(fn, suite, reference):
 
 
 SUITE = load_suite(GRADERS)
-ALTERNATIVES = SUITE.module("alternatives").ALTERNATIVES
-COMPOUND = SUITE.module("alternatives").COMPOUND
-# realistic one-slip students: FLAWED_* lists of (function, implementation, clauses it must lose)
-FLAWED = flawed_students(SUITE.module("alternatives"))
+ALTERNATIVES = SUITE.alternatives  # @alternative, by function
+COMPOUND = SUITE.careful  # @careful: (function, implementation, misconception id)
+# realistic one-slip students, @flawed: (function, implementation, clauses it must lose)
+FLAWED = SUITE.flawed
 CATALOGUE = [(fn, m.id, i) for fn, ms in sorted(SUITE.misconceptions.items()) for i, m in enumerate(ms)]
 
 
@@ -214,14 +214,16 @@ def test_every_class_of_input_has_a_public_case(fn, suite, reference):
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook", ["01_embedding", "03_rotation", "04_similarity"])
 def test_alternatives_through_the_sandbox(notebook, suite, reference):
-    """Each notebook's functions replaced by an alternative (pasted at the end) — full marks."""
+    """Each notebook's functions replaced by an alternative (its alternatives.py pasted at the end,
+    without the graders' ``@alternative``) — full marks."""
     import nbformat
 
-    alternatives = suite.module("alternatives")
+    alternatives = suite.module(f"{notebook}.alternatives")
 
     nb = reference_nb(notebook)
-    code = inspect.getsource(alternatives).split("ALTERNATIVES = {")[0]
-    code += "\n".join(f"{fn} = {ALTERNATIVES[fn][-1].__name__}" for fn in suite.notebooks[notebook])
+    code = inspect.getsource(alternatives).replace("from pe_course.checks import alternative\n", "")
+    code = "\n".join(line for line in code.splitlines() if not line.startswith("@alternative("))
+    code += "\n" + "\n".join(f"{fn} = {ALTERNATIVES[fn][-1].__name__}" for fn in suite.notebooks[notebook])
     nb.cells.append(nbformat.v4.new_code_cell(code))
     result = grade_notebook(nb, notebook, suite, reference, Sandbox())
     assert result.score == result.max_score, [
@@ -265,7 +267,7 @@ def test_self_validation_refuses_graders_that_keep_points_by_default(monkeypatch
 
     def degenerate_problems() -> list[str]:
         report = SelfCheck()
-        _students(report, toy_suite, toy_reference, [], None, public)
+        _students(report, toy_suite, toy_reference, [], public)
         return [p for p in report.problems if p.startswith("degenerate")]
 
     assert degenerate_problems() == []

@@ -7,8 +7,10 @@ student's kernel runs it; every case, public or not, is also one of the hidden g
 argument written as ``{"array": [...], "dtype": "float64"}`` becomes a NumPy array; anything else is
 passed as it is. Only inputs are stored: expected values come from the reference solution.
 
-A suite's ``cases.py`` binds its folder (``cases, run_cases = case_reader(Path(__file__).parent /
-"cases")``): its checks call ``run_cases(g, function)``, the release reads ``cases(function)``.
+A graded function's cases are ``cases/<function>.json`` in its notebook's folder of the grader suite
+(``graders/<assignment>/<notebook>/``): a check module binds them with ``run_cases =
+case_runner(__file__)`` and calls ``run_cases(g, function)``; the release reads
+``GraderSuite.cases(function)``.
 """
 
 from __future__ import annotations
@@ -68,3 +70,9 @@ def case_reader(folder: Path) -> tuple[Callable[[str], tuple[Case, ...]], Callab
             g.expect(function, *case.args, **case.kwargs, **case.tolerance)
 
     return cases, run_cases
+
+
+def case_runner(module_file: str) -> Callable[[Any, str], None]:
+    """``run_cases(g, function)`` for a check module: every case of ``cases/<function>.json`` in the
+    module's folder, compared with the reference."""
+    return case_reader(Path(module_file).parent / "cases")[1]

@@ -1,4 +1,4 @@
-"""The vocabulary the hidden graders in ``graders/`` are written in.
+"""The vocabulary the hidden graders in ``graders/<assignment>/<notebook>/`` are written in.
 
 A grader module declares, for each graded function, the classes of input its clauses name, its
 checks, and its misconceptions::
@@ -16,6 +16,11 @@ checks, and its misconceptions::
     @misconception("embed", "missing-position", hint="Jangan lupa menambahkan pos_table[t].")
     def embed_without_position(ids, tok_table, pos_table):
         '''Only the token lookup; the position row is never added.'''
+        ...
+
+    @flawed("embed", "K4")
+    def embed_boundary_off_by_one(ids, tok_table, pos_table):
+        '''``>=`` for ``>``: refuses T = block_size.'''
         ...
 
 The unit of credit is the clause (the "Ketentuan yang dinilai" of the notebook, with its points):
@@ -44,8 +49,12 @@ from .declarations import (  # the graders' vocabulary, in one import
     Graded,
     InputClass,
     Misconception,
+    Student,
+    alternative,
     builds_on,
+    careful,
     check,
+    flawed,
     graded,
     misconception,
     other_values,
@@ -86,13 +95,17 @@ __all__ = [
     "other_values",
     "Composition",
     "Misconception",
+    "Student",
     "Grader",
     "InputClass",
     "as_array",
     "assert_close",
     "brief",
+    "alternative",
     "builds_on",
+    "careful",
     "check",
+    "flawed",
     "graded",
     "misconception",
 ]

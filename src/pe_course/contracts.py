@@ -62,21 +62,19 @@ def parse_contracts(nb: Any) -> dict[str, dict[str, Clause]]:
     }
 
 
-def domains(*functions: Callable[..., str | None]) -> dict[str, Callable[..., str | None]]:
-    """A suite's ``DOMAINS`` (``graders/<assignment>/contracts.py``): each domain function by its name,
-    taking a call's arguments as the graded function of that name does (defaults filled in); a call
-    that does not fit the signature is outside the domain."""
+def domain(fn: Callable[..., str | None]) -> Callable[..., str | None]:
+    """Declare the contract's domain of the graded function of the same name (in the notebook's
+    ``contracts.py``): it takes a call's arguments as that function does (defaults filled in) and
+    returns ``None`` for an input the contract covers, else the reason it does not; a call that does
+    not fit the signature is outside the domain."""
+    signature = inspect.signature(fn)
 
-    def bound(domain: Callable[..., str | None]) -> Callable[..., str | None]:
-        signature = inspect.signature(domain)
+    def bound(*args: Any, **kwargs: Any) -> str | None:
+        try:
+            call = signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            return f"argumen tidak sesuai: {exc}"
+        return fn(*call.args, **call.kwargs)
 
-        def check(*args: Any, **kwargs: Any) -> str | None:
-            try:
-                call = signature.bind(*args, **kwargs)
-            except TypeError as exc:
-                return f"argumen tidak sesuai: {exc}"
-            return domain(*call.args, **call.kwargs)
-
-        return check
-
-    return {fn.__name__: bound(fn) for fn in functions}
+    fn.__pe_domain__ = bound  # type: ignore[attr-defined]
+    return fn

@@ -1,10 +1,11 @@
 """What a grader module declares: each graded function's checks, classes of input, form clause,
-misconceptions, and how it builds on another graded function (found by ``pe_course.score.load_suite``)."""
+misconceptions, how it builds on another graded function, and the students the self-validation
+grades (found in the notebook's folder by ``pe_course.suite.load_suite``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,7 @@ class Check:
     title: str
     clause: str  # the contract clause (e.g. "K2") of ``function`` that this check enforces
     run: Callable[[Any], None]
-    # what the public check runs of it: a property of graders/properties.py and its public inputs
+    # what the public check runs of it: a property of graders/<assignment>/_shared/properties.py and its public inputs
     public: tuple[Callable[..., None], tuple[tuple, ...]] | None = None
 
     @property
@@ -152,7 +153,7 @@ def check(
 ):
     """Declare a check of ``function`` (stable ``name``, Indonesian ``title``) that enforces clause
     ``clause``. ``public=(prop, inputs)``: the public check runs ``prop(checker, *args)`` (a function of
-    ``graders/properties.py``, which ships with the release) on each of ``inputs``."""
+    ``graders/<assignment>/_shared/properties.py``, which ships with the release) on each of ``inputs``."""
 
     def wrap(fn: Callable[[Any], None]):
         shown = (public[0], tuple(tuple(args) for args in public[1])) if public else None
@@ -180,3 +181,40 @@ def builds_on(function: str, upstream: str):
         return fn
 
     return wrap
+
+
+@dataclass(frozen=True)
+class Student:
+    """Code the self-validation (``pe-course build``) grades, declared beside the notebook's checks."""
+
+    kind: str  # "alternative" (full marks, nothing diagnosed), "careful" or "flawed"
+    function: str
+    implementation: Callable[..., Any]
+    misconception: str | None = None  # careful: the one catalogued misconception it must be diagnosed with
+    loses: frozenset[str] = field(default_factory=frozenset)  # flawed: exactly the clauses it must lose
+
+
+def _student(kind: str, function: str, misconception: str | None = None, loses: frozenset[str] = frozenset()):
+    def wrap(fn: Callable[..., Any]):
+        fn.__pe_student__ = Student(kind, function, fn, misconception, loses)  # type: ignore[attr-defined]
+        return fn
+
+    return wrap
+
+
+def alternative(function: str):
+    """Declare a genuinely different correct implementation of ``function``: it must score full marks
+    with no misconception diagnosed, by the graders and by the public check."""
+    return _student("alternative", function)
+
+
+def careful(function: str, misconception: str):
+    """Declare otherwise careful code for ``function`` with one catalogued ``misconception`` in it: it
+    must lose exactly one clause and be diagnosed with exactly that misconception."""
+    return _student("careful", function, misconception)
+
+
+def flawed(function: str, *clauses: str):
+    """Declare code for ``function`` with one realistic slip: it must lose exactly ``clauses``, by the
+    graders and by the public check."""
+    return _student("flawed", function, loses=frozenset(clauses))

@@ -1,6 +1,6 @@
 """Misconception diagnosis, and calling trusted functions the way the sandbox calls student code.
 
-:func:`diagnose` names the catalogued misconceptions (``graders/misconceptions.py``) whose wrong
+:func:`diagnose` names the catalogued misconceptions (``misconceptions.py`` of each notebook in ``graders/<assignment>/``) whose wrong
 implementation explains how a student's function differs from the reference, from the calls the
 checks made. :class:`InProcessCaller` runs trusted implementations (reference, misconceptions,
 alternative correct solutions) through the same JSON round trip as the sandbox, for the graders'

@@ -5,9 +5,11 @@
 
 - the modules of :mod:`pe_course.public_checks` verbatim (the comparisons, the messages and the
   charging rule the graders use);
-- ``properties.py``: ``graders/properties.py`` verbatim (properties that need no reference);
+- ``properties.py``: ``graders/<assignment>/_shared/properties.py`` verbatim (properties that need
+  no reference);
 - ``<notebook>.json``: for each graded function of the notebook, its clauses with their points
-  (from the notebook), the public cases of ``graders/cases/`` with the expected results computed
+  (from the notebook), the public cases of ``graders/<assignment>/<notebook>/cases/`` with the
+  expected results computed
   from the reference solution and the class of input each belongs to (with its twin, see
   :mod:`pe_course.public_checks`), and the inputs of the public properties.
 
@@ -90,13 +92,13 @@ def public_calls(suite: Any, reference: Any, fn: str) -> frozenset[str]:
     return frozenset(keys)
 
 
-def _properties(check: Check) -> list[dict]:
+def _properties(suite: Any, check: Check) -> list[dict]:
     if check.public is None:
         return []
     prop, inputs = check.public
-    if not inspect.getsourcefile(prop) or Path(inspect.getsourcefile(prop) or "").name != PROPERTIES:
+    if Path(inspect.getsourcefile(prop) or "").resolve() != Path(suite.properties).resolve():
         raise ValueError(
-            f"{check.function}/{check.name}: a public property must be defined in the graders' {PROPERTIES}"
+            f"{check.function}/{check.name}: a public property must be defined in the graders' _shared/{PROPERTIES}"
         )
     return [
         {
@@ -111,7 +113,7 @@ def _properties(check: Check) -> list[dict]:
 
 
 def _public_cases(suite: Any, fn: str) -> list:
-    return [c for c in suite.module("cases").cases(fn) if c.public]
+    return [c for c in suite.cases(fn) if c.public]
 
 
 def spec_of(suite: Any, reference: Any, fn: str) -> dict:
@@ -138,7 +140,7 @@ def spec_of(suite: Any, reference: Any, fn: str) -> dict:
         "raises": list(graded.raises) if graded and graded.raises else None,
         "builds_on": comp.upstream if comp else None,
         "cases": cases,
-        "properties": [entry for chk in suite.checks[fn] for entry in _properties(chk)],
+        "properties": [entry for chk in suite.checks[fn] for entry in _properties(suite, chk)],
     }
 
 
@@ -146,7 +148,7 @@ def public_files(suite: Any, reference: Any, notebooks: list[str]) -> dict[str, 
     """Every file of ``public_checks/`` by name, for the notebooks that have graded functions."""
     files = {
         **engine_files(),
-        PROPERTIES: (Path(suite.path) / PROPERTIES).read_bytes(),
+        PROPERTIES: suite.properties.read_bytes(),
     }
     for notebook in notebooks:
         functions = suite.notebooks.get(notebook, [])

@@ -8,13 +8,8 @@ diagnosed misconceptions (``GradingRecord.write`` makes it the ``.grading.json``
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import importlib.util
-import sys
 import time
 import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +18,19 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
-from .checks import Check, CheckFailed, Composition, Graded, Grader, Misconception
+from .checks import CheckFailed, Grader
 from .course import GRADERS_DIR, graders_path
 from .datafiles import sandbox_data_files
 from .diagnosis import diagnose
 from .execute import sandbox_from_config
 from .feedback import cell_markdown, cell_text
-from .notebook import grade_id, is_test_cell, load_reference, test_cell_ids, worker_cells
-from .public_checks import Clause
+from .notebook import grade_id, is_test_cell, load_reference, worker_cells
 from .record import CellResult, CellStatus, CheckResult, ClauseResult, GradingRecord, Note, NoteKind
 from .sandbox import Limits, Sandbox, sharing
 from .sandbox.client import StudentProcess
 from .sandbox.policy import IsolationUnavailable
 from .sanitize import notes
+from .suite import GraderSuite, load_suite
 
 # Things an honest solution to these exercises never needs; found in a submission they become
 # "suspected-tampering" notes for the instructor (they never change a score: the sandbox and the
@@ -70,116 +65,6 @@ def suspicious_code(cells: list[str]) -> list[Note]:
                 Note(NoteKind.SUSPECTED_TAMPERING, f"{what} (code cell {', '.join(map(str, hits[:5]))})")
             )
     return notes
-
-
-# --------------------------------------------------------------------------------------------
-# The grader suite (graders/)
-# --------------------------------------------------------------------------------------------
-@dataclass
-class GraderSuite:
-    checks: dict[str, list[Check]]  # function -> its checks, in declaration order
-    misconceptions: dict[str, list[Misconception]]  # function -> catalogue entries (with carried-over ones)
-    notebooks: dict[str, list[str]]  # notebook id -> graded functions, in order
-    path: Path
-    compositions: dict[str, Composition] = field(default_factory=dict)  # function -> how it builds on another
-    domains: dict[str, Any] = field(
-        default_factory=dict
-    )  # function -> contract domain (graders/contracts.py)
-    package: str = ""  # the name graders/ is imported under
-    graded: dict[str, Graded] = field(default_factory=dict)  # function -> its classes of input, form clause
-    _public: dict[tuple[int, str], frozenset[str]] = field(default_factory=dict, repr=False)
-
-    def module(self, name: str) -> Any:
-        """A module of the grader package, e.g. ``suite.module("strategies")``."""
-        return importlib.import_module(f"{self.package}.{name}")
-
-    def functions_for(self, notebook_id: str, nb: Any | None = None) -> list[str]:
-        """Graded functions of a notebook; by its test cells when the file name is unknown."""
-        if notebook_id in self.notebooks:
-            return self.notebooks[notebook_id]
-        if nb is not None:
-            ids = [gid[len("test_") :] for gid in test_cell_ids(nb) if gid.startswith("test_")]
-            return [fn for fn in ids if fn in self.checks]
-        return []
-
-    @staticmethod
-    def clauses(reference: Any, function: str) -> dict[str, Clause]:
-        """The function's clauses with their points, as the source notebook states them."""
-        return dict(getattr(reference, "contracts", {}).get(function, {}))
-
-    def public_calls(self, reference: Any, function: str) -> frozenset[str]:
-        """The calls a student can see in the public checks (the public cases and their twins)."""
-        key = (id(reference), function)
-        if key not in self._public:
-            from .publish import public_calls
-
-            self._public[key] = public_calls(self, reference, function)
-        return self._public[key]
-
-    def max_score(self, reference: Any, function: str) -> float:
-        return round(sum(c.points for c in self.clauses(reference, function).values()), 6)
-
-
-_SUITES: dict[str, GraderSuite] = {}
-
-
-def load_suite(graders_dir: Path) -> GraderSuite:
-    """Import ``graders/`` (trusted instructor code) once per process."""
-    graders_dir = Path(graders_dir).resolve()
-    if str(graders_dir) in _SUITES:
-        return _SUITES[str(graders_dir)]
-    pkg_name = "_pe_graders_" + hashlib.sha1(str(graders_dir).encode()).hexdigest()[:10]
-    spec = importlib.util.spec_from_file_location(
-        pkg_name, graders_dir / "__init__.py", submodule_search_locations=[str(graders_dir)]
-    )
-    if spec is None or spec.loader is None:
-        raise FileNotFoundError(f"no grader package at {graders_dir}")
-    package = importlib.util.module_from_spec(spec)
-    sys.modules[pkg_name] = package
-    spec.loader.exec_module(package)
-
-    checks: dict[str, list[Check]] = {}
-    misconceptions: dict[str, list[Misconception]] = {}
-    notebooks: dict[str, list[str]] = {}
-    compositions: dict[str, Composition] = {}
-    domains: dict[str, Any] = {}
-    graded: dict[str, Graded] = {}
-    modules = sorted(graders_dir.glob("checks_*.py")) + [
-        graders_dir / "misconceptions.py",
-        graders_dir / "contracts.py",
-    ]
-    for path in modules:
-        if not path.exists():
-            continue
-        module = importlib.import_module(f"{pkg_name}.{path.stem}")
-        domains.update(getattr(module, "DOMAINS", {}))
-        for obj in vars(module).values():
-            if isinstance(obj, Graded):
-                graded[obj.function] = obj
-            if isinstance(getattr(obj, "__pe_composition__", None), Composition):
-                comp = obj.__pe_composition__
-                compositions[comp.function] = comp
-            if isinstance(getattr(obj, "__pe_check__", None), Check):
-                c = obj.__pe_check__
-                checks.setdefault(c.function, []).append(c)
-                notebook = getattr(module, "NOTEBOOK", None)
-                if notebook and c.function not in notebooks.setdefault(notebook, []):
-                    notebooks[notebook].append(c.function)
-            if isinstance(getattr(obj, "__pe_misconception__", None), Misconception):
-                m = obj.__pe_misconception__
-                misconceptions.setdefault(m.function, []).append(m)
-    for found in checks.values():
-        found.sort(key=lambda c: c.run.__code__.co_firstlineno)
-    for fn in checks:  # a function without a declaration: no narrower classes, no form clause
-        graded.setdefault(fn, Graded(fn))
-    for comp in compositions.values():  # a misconception carried into the functions built on it
-        carried = [comp.carry(m) for m in misconceptions.get(comp.upstream, []) if m.carried_from is None]
-        misconceptions.setdefault(comp.function, []).extend(carried)
-    suite = GraderSuite(
-        checks, misconceptions, notebooks, graders_dir, compositions, domains, pkg_name, graded
-    )
-    _SUITES[str(graders_dir)] = suite
-    return suite
 
 
 # --------------------------------------------------------------------------------------------

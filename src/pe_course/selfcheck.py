@@ -4,10 +4,11 @@
 - the released stubs score 0 on every test cell without crashing anything;
 - every catalogued misconception (carried-over ones included) is charged exactly one clause of its
   function, is diagnosed with exactly its id, and the public check fails on the same clause;
-- every alternative correct implementation (``graders/alternatives.py``) scores full marks with no
-  diagnosis, and every misconception inside otherwise careful code there is diagnosed;
-- every flawed student (``FLAWED_*`` in ``graders/alternatives.py``) loses exactly the clauses listed,
-  by the graders and by the public check;
+- every alternative correct implementation (``@alternative`` in the notebook's folder of
+  ``graders/<assignment>/``) scores full marks with no diagnosis, and every misconception inside
+  otherwise careful code (``@careful``) is diagnosed;
+- every flawed student (``@flawed``) loses exactly the clauses it declares, by the graders and by the
+  public check;
 - a submission that hard-codes the public cases' results earns nothing;
 - a degenerate student (``None``, a constant, zeros or noise of the right shape, its own argument,
   raising for everything, validating and then returning zeros or raising) earns nothing, by the
@@ -80,9 +81,7 @@ def run_selfcheck(
     for path in sorted(course.source.glob("*.ipynb")):
         nb_id = path.stem
         if nb_id not in suite.notebooks:
-            report.problems.append(
-                f"{nb_id}: no graders ({suite.path}/checks_*.py with NOTEBOOK = {nb_id!r})"
-            )
+            report.problems.append(f"{nb_id}: no graders (no @check in {suite.path}/{nb_id}/)")
             continue
         ref = grade_notebook(reference_submission(path), nb_id, suite, reference, sandbox, files=files)
         outcome = f"{ref.score:g}/{ref.max_score:g}"
@@ -107,22 +106,14 @@ def run_selfcheck(
         for f, entries in sorted(suite.misconceptions.items())
         for m in entries
     ]
-    try:
-        students = suite.module("alternatives")
-    except ModuleNotFoundError:
-        students = None
-    wrong += [
-        (f, impl, mid, "careful code + misconception") for f, impl, mid in getattr(students, "COMPOUND", [])
-    ]
+    wrong += [(f, impl, mid, "careful code + misconception") for f, impl, mid in suite.careful]
     with tempfile.TemporaryDirectory(prefix="pe-public-") as tmp:
         public = _write_public_checks(Path(tmp), course, suite, reference)
-        _students(report, suite, reference, wrong, students, public)
+        _students(report, suite, reference, wrong, public)
     return report
 
 
-def _students(
-    report: SelfCheck, suite: Any, reference: Any, wrong: list, students: Any, public: Path
-) -> None:
+def _students(report: SelfCheck, suite: Any, reference: Any, wrong: list, public: Path) -> None:
     """Misconceptions, alternatives, flawed students and the hard-coder, graded in this process."""
     for function, implementation, mid, what in wrong:
         cell = _grade_in_process(suite, reference, function, implementation)
@@ -147,7 +138,7 @@ def _students(
             )
         if ids != [mid]:
             report.problems.append(f"{what} {function}/{mid} is diagnosed as {ids or 'nothing'}")
-    for function, implementations in sorted(getattr(students, "ALTERNATIVES", {}).items()):
+    for function, implementations in sorted(suite.alternatives.items()):
         for implementation in implementations:
             cell = _grade_in_process(suite, reference, function, implementation)
             ids = [d["id"] for d in cell.misconceptions]
@@ -163,7 +154,7 @@ def _students(
                     f"correct {function}/{implementation.__name__} scores "
                     f"{cell.score:g}/{cell.max_score:g}, diagnosed {ids or 'nothing'}"
                 )
-    for function, implementation, clauses in flawed_students(students):
+    for function, implementation, clauses in suite.flawed:
         cell = _grade_in_process(suite, reference, function, implementation)
         lost, seen = _lost(cell), _lost_publicly(function, implementation, public)
         report.rows.append(
@@ -202,16 +193,6 @@ def _students(
         report.rows.append(("hard-coded public cases", function, f"{cell.score:g}/{cell.max_score:g}"))
         if cell.score > 0:
             report.problems.append(f"hard-coding the public cases of {function} earns {cell.score:g}")
-
-
-def flawed_students(module) -> list[tuple[str, Callable[..., Any], set[str]]]:
-    """The ``FLAWED_*`` lists of ``graders/alternatives.py``: (function, implementation, clauses it loses)."""
-    return [
-        entry
-        for name, value in sorted(vars(module).items() if module is not None else [])
-        if name.startswith("FLAWED") and isinstance(value, list)
-        for entry in value
-    ]
 
 
 def hard_coder(fn: str, public: Path) -> Callable[..., Any]:

@@ -330,7 +330,13 @@ def test_grader_grades_the_written_answer_with_the_rubric_and_the_student_reads_
     shots(page, "feedback-opened")
 
     html = next((world.student_dir / ASSIGNMENT).parent.rglob("feedback/*/02_sinusoidal.html")).read_text()
-    for hidden in ("BEGIN HIDDEN TESTS", "BEGIN SOLUTION", "grading.json", "graders/", "checks_sinusoidal"):
+    for hidden in (
+        "BEGIN HIDDEN TESTS",
+        "BEGIN SOLUTION",
+        "grading.json",
+        "graders/",
+        "02_sinusoidal/checks.py",
+    ):
         assert hidden not in html, f"feedback shows {hidden!r}"
 
 

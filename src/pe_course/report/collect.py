@@ -142,7 +142,7 @@ class ClauseStat:
 class MisconceptionStat:
     function: str
     id: str
-    hint: str | None  # None: not in graders/misconceptions.py
+    hint: str | None  # None: not in the graders' catalogue (@misconception)
     students: list[str] = field(default_factory=list)
 
     @property
@@ -201,7 +201,7 @@ class ReportData:
 # Collecting
 # --------------------------------------------------------------------------------------------
 def _hints(course: Course) -> dict[tuple[str, str], str]:
-    """(function, misconception id) -> hint, from the catalogue in graders/misconceptions.py."""
+    """(function, misconception id) -> hint, from the graders' catalogue (``@misconception`` in each notebook's ``misconceptions.py``)."""
     from ..score import load_suite
 
     try:

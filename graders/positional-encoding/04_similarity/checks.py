@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from pe_course import pe_tables
+from pe_course.cases import case_runner
 from pe_course.checks import Grader, InputClass, check, graded, other_values
 
-from . import properties as p
+from .._shared import properties as p
+from .._shared.strategies import base_kwargs
 from . import strategies as s
-from .cases import run_cases
 
-NOTEBOOK = "04_similarity"
+run_cases = case_runner(__file__)  # cases/<function>.json beside this file
 
 
 def _pe_table(length: int, d_model: int) -> np.ndarray:
@@ -184,7 +185,7 @@ def offset_random(g: Grader) -> None:
     g.for_all(
         s.offset_inputs,
         18,
-        lambda ex: g.expect("offset_similarity", ex[0], ex[1], atol=1e-6, **s.base_kwargs(ex[2])),
+        lambda ex: g.expect("offset_similarity", ex[0], ex[1], atol=1e-6, **base_kwargs(ex[2])),
     )
 
 

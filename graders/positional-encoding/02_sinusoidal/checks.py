@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from pe_course.cases import case_runner
 from pe_course.checks import Grader, InputClass, builds_on, check, graded
 
-from . import properties as p
+from .._shared import properties as p
+from .._shared.strategies import base_kwargs
 from . import strategies as s
-from .cases import run_cases
 
-NOTEBOOK = "02_sinusoidal"
+run_cases = case_runner(__file__)  # cases/<function>.json beside this file
 DEFAULT_BASE = 10000.0
 
 
@@ -207,7 +208,7 @@ def pe_errors(g: Grader) -> None:
     g.for_all(
         s.pe_invalid_inputs,
         6,
-        lambda ex: g.expect_raises("positional_encoding", "ValueError", ex[0], ex[1], **s.base_kwargs(ex[2])),
+        lambda ex: g.expect_raises("positional_encoding", "ValueError", ex[0], ex[1], **base_kwargs(ex[2])),
     )
     g.expect_no_error("positional_encoding", "ValueError", 5, 6)
 

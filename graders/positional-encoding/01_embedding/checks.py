@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from pe_course.cases import case_runner
 from pe_course.checks import Grader, InputClass, check, graded, other_values
 
-from . import properties as p
+from .._shared import properties as p
 from . import strategies as s
-from .cases import run_cases
 
-NOTEBOOK = "01_embedding"
+run_cases = case_runner(__file__)  # cases/<function>.json beside this file
 
 
 def _as_array(ids):

@@ -1,0 +1,1 @@
+"""What several notebooks' graders use; it declares nothing (see ../__init__.py)."""
