@@ -3,12 +3,12 @@
 Plain nbgrader commands run from this directory use it, e.g.
 ``nbgrader generate_assignment positional-encoding`` and ``nbgrader autograde positional-encoding``.
 Autograding runs every submission inside the sandbox and scores the ``test_<function>`` cells
-with the hidden graders in ``graders/`` (see ``pe_course.pipeline``).
+with the hidden graders in ``graders/`` (see ``pe_course.steps``).
 """
 
 import os
 
-from pe_course import pipeline
+from pe_course.steps import pipeline
 
 c = get_config()  # noqa: F821  (provided by traitlets when nbgrader loads this file)
 
@@ -32,7 +32,7 @@ c.HTMLExporter.preprocessors = ["pe_course.feedback.RenderMath"]
 
 # Hostile or careless edits: restore deleted test cells, repair metadata nbgrader would abort on.
 c.OverwriteCells.add_missing_cells = True
-c.Autograde.exporter_class = "pe_course.sanitize.TolerantNotebookExporter"
+c.Autograde.exporter_class = "pe_course.steps.exporter.TolerantNotebookExporter"
 c.Autograde.sanitize_preprocessors = pipeline.SANITIZE_PREPROCESSORS
 c.Autograde.autograde_preprocessors = pipeline.AUTOGRADE_PREPROCESSORS
 c.GenerateFeedback.preprocessors = pipeline.FEEDBACK_PREPROCESSORS

@@ -75,7 +75,7 @@ def phase(name: str, students: int) -> dict:
     else:
         from nbgrader.preprocessors import Execute
 
-        from pe_course.execute import SandboxedExecute
+        from pe_course.steps.execute import SandboxedExecute
 
         for _nb_id, nb in notebooks(students):
             nb = copy.deepcopy(nb)

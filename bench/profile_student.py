@@ -68,8 +68,9 @@ def instrument() -> None:
     import nbgrader.converters.base as converter_base
     import nbgrader.converters.generate_feedback as generate_feedback
 
-    from pe_course import course, execute, feedback, grading_task, score
+    from pe_course import course, feedback, grading_task, score
     from pe_course.sandbox import client, groups
+    from pe_course.steps import execute
 
     timed(course.Course, "config", "config (nbgrader_config.py loaded)")
     timed(nbapi.NbGraderAPI, "__init__", "NbGraderAPI built")

@@ -25,11 +25,11 @@ import nbformat
 import pytest
 from conftest import GRADERS, REPO, CourseCopy, append_code, reference_nb, requires_bwrap, with_code
 
-from pe_course import execute as execute_step
-from pe_course.execute import SandboxedExecute
 from pe_course.sandbox import Limits, Sandbox, landlock
 from pe_course.sandbox import isolation as sandbox_module
 from pe_course.score import grade_notebook, load_suite
+from pe_course.steps import execute as execute_step
+from pe_course.steps.execute import SandboxedExecute
 
 NB = "01_embedding"
 EMBED_MAX = 3.0

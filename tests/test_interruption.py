@@ -116,7 +116,7 @@ WORKER = textwrap.dedent(
     """
     import os, sys
     from pe_course.runners.local import _worker_start
-    from pe_course.execute import _Runner
+    from pe_course.steps.execute import _Runner
     from pe_course.sandbox import Sandbox, StudentProcess
 
     steps = os.fdopen(int(os.environ["STEPS_FD"]), "w", buffering=1)  # stdout goes to /dev/null

@@ -16,8 +16,8 @@ import nbformat
 import pytest
 from conftest import requires_bwrap
 
-from pe_course.execute import _Runner
 from pe_course.sandbox import Sandbox, prefork
+from pe_course.steps.execute import _Runner
 
 pytestmark = requires_bwrap
 

@@ -16,16 +16,19 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import ClearMarkScheme, ComputeChecksums, DeduplicateIds, SaveCells
 
-from pe_course.execute import _safe_outputs
-from pe_course.pipeline import (
+from pe_course.record import NoteKind
+from pe_course.sandbox.channel import LineClosed, LineReader, LineTimeout, LineTooLong
+from pe_course.steps.execute import _safe_outputs
+from pe_course.steps.forget_duplicates import ForgetDuplicates
+from pe_course.steps.notes import notes
+from pe_course.steps.overwrite_cells import RobustOverwriteCells
+from pe_course.steps.pipeline import (
     AUTOGRADE_PREPROCESSORS,
     FEEDBACK_PREPROCESSORS,
     SANITIZE_PREPROCESSORS,
     adapted,
 )
-from pe_course.record import NoteKind
-from pe_course.sandbox.channel import LineClosed, LineReader, LineTimeout, LineTooLong
-from pe_course.sanitize import ForgetDuplicates, RepairMetadata, RobustOverwriteCells, notes
+from pe_course.steps.repair_metadata import RepairMetadata
 
 RUBRIC = "\n\n<!-- BEGIN MARK SCHEME -->\n**Rubrik penilaian:** 1 poin untuk dimensi tetap.\n<!-- END MARK SCHEME -->\n"
 
@@ -228,8 +231,8 @@ def test_the_runner_says_why_it_could_not_write_its_result(tmp_path):
     """A notebook whose executed copy could not be written (a full disk, a folder the kernel removed)
     used to come back as "hasil eksekusi tidak ditemukan" with no trace of why: the runner now puts
     the error in its reply, and the grader reads it as untrusted text (logged, never shown)."""
-    from pe_course.execute import _wait_line
     from pe_course.sandbox import nbexec
+    from pe_course.steps.execute import _wait_line
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("reset"), nbformat.v4.new_code_cell("1")])
     written = tmp_path / "nb1.out.ipynb"

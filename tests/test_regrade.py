@@ -24,8 +24,8 @@ from test_lms import _canvas_import_rows
 from pe_course.lms.upload import export
 from pe_course.record import CellResult, ClauseResult, GradingRecord
 from pe_course.regrade import Cell, State, compare_student, graders_version
-from pe_course.regrade_notice import notice_markdown
 from pe_course.regrade_report import RegradeReport
+from pe_course.steps.regrade_notice import notice_markdown
 from pe_course.writer import _replace
 
 A = "positional-encoding"

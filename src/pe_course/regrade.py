@@ -9,7 +9,7 @@
   :class:`~pe_course.regrade_report.RegradeReport`: per student old -> new score and, per clause, the check,
   the input and the old and new verdict; manual scores (written answers, overrides) shown as kept. Each
   changed record gets what changed (``GradingRecord.regrade``), which its feedback page shows the student
-  (:mod:`pe_course.regrade_notice`).
+  (:mod:`pe_course.steps.regrade_notice`).
 - A dry run (``pe-course grade --dry-run``) compares the same way with what the workers left in their
   staging folders (records and private gradebooks), and writes nothing.
 """

@@ -22,14 +22,14 @@ from .checks import CheckFailed, Grader
 from .course import GRADERS_DIR, graders_path
 from .datafiles import sandbox_data_files
 from .diagnosis import diagnose
-from .execute import sandbox_from_config
 from .feedback import cell_markdown, cell_text
 from .notebook import grade_id, is_test_cell, load_reference, worker_cells
 from .record import CellResult, CellStatus, CheckResult, ClauseResult, GradingRecord, Note, NoteKind
 from .sandbox import Limits, Sandbox, sharing
 from .sandbox.client import StudentProcess
 from .sandbox.policy import IsolationUnavailable
-from .sanitize import notes
+from .steps.notes import notes
+from .steps.sandbox_config import sandbox_from_config
 from .suite import GraderSuite, load_suite
 
 # Things an honest solution to these exercises never needs; found in a submission they become

@@ -1,7 +1,7 @@
 """Reading lines from a sandboxed process within a deadline, with a bound on their size.
 
 Both sides that talk to sandboxed code use it: the scoring worker's JSON lines (:mod:`.client`) and the
-notebook runner's one-line replies (``pe_course.execute``). The process is untrusted: it may write
+notebook runner's one-line replies (``pe_course.steps.execute``). The process is untrusted: it may write
 nothing, write forever, or close the pipe, and none of that may block or exhaust the grader.
 """
 

@@ -1,14 +1,14 @@
 """nbgrader's autograde and feedback pipelines, with our steps in them (see ``nbgrader_config.py``).
 
-Plain ``nbgrader autograde`` then runs each submission through :mod:`.sanitize` (repairs, restores,
-notes), :mod:`.execute` (the notebook in the sandbox, for the feedback's outputs) and :mod:`.score`
+Plain ``nbgrader autograde`` then runs each submission through the sanitize steps (:mod:`.repair_metadata`,
+:mod:`.forget_duplicates`, :mod:`.overwrite_cells`: repairs, restores, notes), :mod:`.execute` (the notebook in the sandbox, for the feedback's outputs) and :mod:`pe_course.score`
 (the hidden graders decide every test cell's score and write the :mod:`.record`), and
 ``nbgrader generate_feedback`` through :mod:`.feedback`. Each list is nbgrader's own default with
 our replacements and additions named, so a new nbgrader default step is kept.
 
 Configured in ``nbgrader_config.py``::
 
-    c.Autograde.exporter_class = "pe_course.sanitize.TolerantNotebookExporter"
+    c.Autograde.exporter_class = "pe_course.steps.exporter.TolerantNotebookExporter"
     c.Autograde.sanitize_preprocessors = pipeline.SANITIZE_PREPROCESSORS
     c.Autograde.autograde_preprocessors = pipeline.AUTOGRADE_PREPROCESSORS
     c.GenerateFeedback.preprocessors = pipeline.FEEDBACK_PREPROCESSORS
@@ -26,11 +26,13 @@ from nbgrader.preprocessors import (
     OverwriteCells,
 )
 
+from ..feedback import RenderMath
+from ..score import ScoreWithGraders
 from .execute import SandboxedExecute
-from .feedback import RenderMath
+from .forget_duplicates import ForgetDuplicates
+from .overwrite_cells import RobustOverwriteCells
 from .regrade_notice import RegradeNotice
-from .sanitize import ForgetDuplicates, RepairMetadata, RobustOverwriteCells
-from .score import ScoreWithGraders
+from .repair_metadata import RepairMetadata
 
 
 def adapted(

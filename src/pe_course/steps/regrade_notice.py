@@ -11,7 +11,7 @@ import nbformat
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from .record import GradingRecord
+from ..record import GradingRecord
 
 
 def _points(value: Any) -> str:

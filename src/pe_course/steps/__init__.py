@@ -1,0 +1,15 @@
+"""nbgrader's autograde and feedback pipelines and the steps we put in them, one step a module.
+
+Wired in by ``nbgrader_config.py`` through :mod:`.pipeline`. What each does, in pipeline order:
+
+- :mod:`.exporter` — reads each submission (an unreadable one becomes the released stub) and refuses the
+  whole run where student code cannot run safely; :mod:`.notes` — what the steps note for the record;
+- :mod:`.repair_metadata`, :mod:`.forget_duplicates`, :mod:`.overwrite_cells` — sanitize: broken
+  metadata repaired, duplicated cells counted once, deleted test cells and rubrics restored;
+- :mod:`.execute` — the notebook run in the sandbox (nbgrader's ``Execute`` replaced);
+- ``pe_course.score.ScoreWithGraders`` — the hidden graders score every test cell and write the record;
+- :mod:`.regrade_notice` — feedback: a regraded student's notice; ``pe_course.feedback.RenderMath`` — the
+  formulas rendered for formgrader and the feedback pages.
+
+Runs in the instructor's process or a grading worker; the student's code only inside the sandbox.
+"""
