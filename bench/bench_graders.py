@@ -57,7 +57,8 @@ def phase(name: str, students: int) -> dict:
         from pe_course.course import Course
         from pe_course.notebook import load_reference
         from pe_course.sandbox import Sandbox
-        from pe_course.score import grade_notebook, load_suite
+        from pe_course.score import grade_notebook
+        from pe_course.suite import load_suite
 
         suite, reference, sandbox = (
             load_suite(Course(REPO).graders),

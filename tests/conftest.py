@@ -21,8 +21,8 @@ from pe_course.course import Course, assignments
 from pe_course.notebook import load_reference
 from pe_course.record import Note
 from pe_course.sandbox import bwrap_path
-from pe_course.score import load_suite
 from pe_course.selfcheck import reference_submission
+from pe_course.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -276,7 +276,7 @@ if sys.argv[1] == "many":
     import pe_course.cli, pe_course.demo, pe_course.report.render  # other local modules loaded first
 from pe_course.drawing import draw
 from pe_course.public_checks import to_data
-from pe_course.score import load_suite
+from pe_course.suite import load_suite
 suite = load_suite(Path(sys.argv[2]))
 drawn = [
     to_data(list(draw(getattr(suite.module(f"{notebook}.strategies"), name), 30)))
@@ -311,7 +311,7 @@ def test_the_fixture_assignments_graders_keep_its_contract_both_ways():
     """The toy assignment's suite is bound to its notebook as positional-encoding's is: every check names
     a stated clause, every clause is enforced, and the graders call only inside the stated domains."""
     from pe_course.notebook import load_reference
-    from pe_course.score import load_suite
+    from pe_course.suite import load_suite
 
     suite = load_suite(TOY / "graders" / "toy-attention")
     reference = load_reference(TOY / "source" / "toy-attention")

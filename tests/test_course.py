@@ -111,7 +111,7 @@ def test_graders_outside_the_course_travel_in_the_bundle_where_its_config_points
     """An absolute graders_dir names a folder a Dask worker does not have: the bundle carries the graders
     as graders/<assignment>/ and its nbgrader_config.py says so, so the worker grades with them."""
     from pe_course.runners.bundle import course_bundle, untar
-    from pe_course.score import load_suite
+    from pe_course.suite import load_suite
 
     course = _moved_graders(tmp_path, str(tmp_path / "elsewhere" / "{assignment}"))
     assert course.graders == tmp_path / "elsewhere" / course.assignment
@@ -126,7 +126,7 @@ def test_graders_outside_the_course_travel_in_the_bundle_where_its_config_points
 @requires_bwrap
 def test_autograde_grades_with_the_graders_of_its_trait(tmp_path):
     from pe_course.record import GradingRecord
-    from pe_course.score import ScoreWithGraders
+    from pe_course.steps.score import ScoreWithGraders
 
     course = _moved_graders(tmp_path)
     step = ScoreWithGraders(config=course.config())

@@ -27,9 +27,10 @@ from conftest import GRADERS, REPO, CourseCopy, append_code, reference_nb, requi
 
 from pe_course.sandbox import Limits, Sandbox, landlock
 from pe_course.sandbox import isolation as sandbox_module
-from pe_course.score import grade_notebook, load_suite
+from pe_course.score import grade_notebook
 from pe_course.steps import execute as execute_step
 from pe_course.steps.execute import SandboxedExecute
+from pe_course.suite import load_suite
 
 NB = "01_embedding"
 EMBED_MAX = 3.0
@@ -359,7 +360,7 @@ def test_student_text_cannot_inject_html_into_feedback(grade):
 
     from nbconvert import HTMLExporter
 
-    from pe_course.score import score_outputs
+    from pe_course.steps.score import score_outputs
 
     result = grade(wrong_nb(HTML_PAYLOAD))
     nb = nbformat.v4.new_notebook()
@@ -380,7 +381,8 @@ KILL_PARENT_GRADER = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from conftest import GRADERS, REPO, reference_nb, with_code
-from pe_course.score import grade_notebook, load_suite
+from pe_course.score import grade_notebook
+from pe_course.suite import load_suite
 from pe_course.notebook import load_reference
 from pe_course.sandbox import Limits, Sandbox
 code = sys.argv[2]

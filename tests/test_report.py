@@ -27,7 +27,7 @@ from nbgrader.api import Gradebook
 
 from pe_course.contracts import parse_contracts
 from pe_course.report import collect, write_report
-from pe_course.score import load_suite
+from pe_course.suite import load_suite
 
 pytestmark = pytest.mark.slow
 

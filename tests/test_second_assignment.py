@@ -32,8 +32,8 @@ from pe_course.course import Course
 from pe_course.intake import canvas_name, lms_zip
 from pe_course.lms.names import canvas_key
 from pe_course.notebook import load_reference
-from pe_course.score import load_suite
 from pe_course.selfcheck import reference_submission
+from pe_course.suite import load_suite
 
 pytestmark = requires_bwrap  # slow: tests/conftest.py's SLOW_MODULES
 

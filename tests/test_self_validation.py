@@ -17,8 +17,9 @@ from pe_course.degenerate import degenerate_students
 from pe_course.diagnosis import InProcessCaller
 from pe_course.public_checks import run_public
 from pe_course.sandbox import Sandbox
-from pe_course.score import _grade_function, grade_notebook, load_suite
+from pe_course.score import _grade_function, grade_notebook
 from pe_course.selfcheck import hard_coder
+from pe_course.suite import load_suite
 
 PUBLIC = REPO / "source" / "positional-encoding" / PUBLIC_DIR
 

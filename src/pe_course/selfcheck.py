@@ -34,7 +34,8 @@ from .notebook import load_reference, strip_solution_markers
 from .public_checks import close_enough, from_data, run_public
 from .publish import public_files
 from .sandbox import Sandbox
-from .score import _grade_function, grade_notebook, load_suite
+from .score import _grade_function, grade_notebook
+from .suite import load_suite
 
 
 @dataclass

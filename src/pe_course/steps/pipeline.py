@@ -27,12 +27,12 @@ from nbgrader.preprocessors import (
 )
 
 from ..feedback import RenderMath
-from ..score import ScoreWithGraders
 from .execute import SandboxedExecute
 from .forget_duplicates import ForgetDuplicates
 from .overwrite_cells import RobustOverwriteCells
 from .regrade_notice import RegradeNotice
 from .repair_metadata import RepairMetadata
+from .score import ScoreWithGraders
 
 
 def adapted(
