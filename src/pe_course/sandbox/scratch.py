@@ -64,13 +64,20 @@ def read_file(scratch: Path, name: str, max_bytes: int) -> bytes | None:
 
 
 def remove_tree(path: Path) -> None:
-    """Remove ``path`` and everything under it, whatever permissions the run left (links not followed)."""
+    """Remove ``path`` and everything under it, whatever permissions the run left (links not followed).
 
-    def onerror(func, p, _exc):
+    Only what is inside ``path`` is ever made writable: a tree already gone (removed by a stop signal's
+    teardown first) is left at that, and the folder holding ``path`` (the shared /tmp) is never touched."""
+    root = os.path.abspath(path)
+
+    def onerror(func, p, exc_info):
+        if isinstance(exc_info[1], FileNotFoundError):
+            return  # removed meanwhile: nothing to do
         # chmod follows symlinks: never touch one the sandboxed program planted
         with contextlib.suppress(OSError):
             for target in (os.path.dirname(p), p):
-                if not os.path.islink(target):
+                inside = target == root or target.startswith(root + os.sep)
+                if inside and not os.path.islink(target):
                     os.chmod(target, 0o700)
             func(p)
 
