@@ -126,7 +126,14 @@ ALONE_TESTS = {
 LONGEST_FIRST = ("test_distributed", "test_demo", "test_shared_server", "test_docs", "test_batch")
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
+def pytest_configure(config):
+    # pytest-xdist hands out groups biggest first unless told not to: keep the order sorted below, so that
+    # the longest runs (LONGEST_FIRST) start first whatever the number of tests in their group.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+@pytest.hookimpl(wrapper=True)  # its first half before every plugin's hook (pytest-xdist's), the rest after
 def pytest_collection_modifyitems(config, items):
     for item in items:
         module = _module(item)
@@ -138,6 +145,23 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group(module))
     rank = {module: i for i, module in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(_module(item), len(rank)))  # stable: file order kept within
+    result = yield
+    _take_xdist_groups(items)
+    return result
+
+
+def _take_xdist_groups(items) -> None:
+    """Give each test the id pytest-xdist's ``--dist loadgroup`` names its group by ("<id>@<group>").
+
+    pytest-xdist (3.8) writes that id to ``item._nodeid``, which pytest 9.2 no longer reads (a node's id
+    is ``item._id`` there): no test was grouped, so every module- and session-scoped fixture of a grouped
+    module was built on both workers (the guide's build, the hostile and robustness rounds: twice each,
+    seen in the slowest durations of the 2026-12-04 CI run). Where pytest reads ``_nodeid`` itself, or
+    pytest-xdist writes the id pytest reads, nothing is left to do here."""
+    for item in items:
+        grouped = vars(item).get("_nodeid")
+        if isinstance(grouped, str) and grouped != item.nodeid and hasattr(item, "_id"):
+            item._id = type(item._id).parse(grouped)
 
 
 def _module(item) -> str:
