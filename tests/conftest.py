@@ -143,8 +143,12 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.alone)
         if module in ONE_WORKER_MODULES and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(module))
+    # the longest first; then the groups (a worker takes a group whole), and the single tests last, which
+    # fill in while the other worker ends its group; stable: file order kept within
     rank = {module: i for i, module in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(_module(item), len(rank)))  # stable: file order kept within
+    items.sort(
+        key=lambda item: (rank.get(_module(item), len(rank)), item.get_closest_marker("xdist_group") is None)
+    )
     result = yield
     _take_xdist_groups(items)
     return result
