@@ -6,11 +6,13 @@ real ``nbgrader autograde`` (or ``pe_course.score`` through the real sandbox).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import nbformat
@@ -304,17 +306,41 @@ class CourseCopy:
         return out
 
 
+def run_folder(tmp_path_factory) -> Path:
+    """A folder every pytest-xdist worker of this run shares (the run's base folder, whose sub-folders
+    are the workers' own), or this session's own base folder without pytest-xdist."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Held by one process at a time (an exclusive lock on ``path``, released when the block ends)."""
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
 def _course_template(tmp_path_factory) -> Path:
-    """One course copy with the assignment generated (and so in its gradebook), copied per test."""
-    root = tmp_path_factory.mktemp("course-template")
-    others = [a for a in assignments(REPO) if a != ASSIGNMENT]  # a course of this one assignment
-    for name in ("source", "graders"):
-        ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", *others)
-        shutil.copytree(REPO / name, root / name, ignore=ignore)
-    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
-    copy = CourseCopy(root)
-    copy.nbgrader("generate_assignment", "positional-encoding", "--force", check=True)
+    """One course copy with the assignment generated (and so in its gradebook), copied per test; made
+    once per run: the first pytest-xdist worker to need it makes it, the other waits and takes the same
+    one (nobody writes to it: tests copy it)."""
+    root = run_folder(tmp_path_factory) / "course-template"
+    with locked(root.with_name("course-template.lock")):
+        if not root.is_dir():
+            partial = root.with_name("course-template.partial")
+            shutil.rmtree(partial, ignore_errors=True)  # what a failed attempt left
+            others = [a for a in assignments(REPO) if a != ASSIGNMENT]  # a course of this one assignment
+            for name in ("source", "graders"):
+                ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", *others)
+                shutil.copytree(REPO / name, partial / name, ignore=ignore)
+            shutil.copy(REPO / "nbgrader_config.py", partial / "nbgrader_config.py")
+            CourseCopy(partial).nbgrader("generate_assignment", "positional-encoding", "--force", check=True)
+            partial.rename(root)
     return root
 
 
