@@ -6,11 +6,13 @@ real ``nbgrader autograde`` (or ``pe_course.score`` through the real sandbox).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import nbformat
@@ -126,7 +128,14 @@ ALONE_TESTS = {
 LONGEST_FIRST = ("test_distributed", "test_demo", "test_shared_server", "test_docs", "test_batch")
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
+def pytest_configure(config):
+    # pytest-xdist hands out groups biggest first unless told not to: keep the order sorted below, so that
+    # the longest runs (LONGEST_FIRST) start first whatever the number of tests in their group.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+@pytest.hookimpl(wrapper=True)  # its first half before every plugin's hook (pytest-xdist's), the rest after
 def pytest_collection_modifyitems(config, items):
     for item in items:
         module = _module(item)
@@ -136,8 +145,29 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.alone)
         if module in ONE_WORKER_MODULES and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(module))
+    # the longest first; then the groups (a worker takes a group whole), and the single tests last, which
+    # fill in while the other worker ends its group; stable: file order kept within
     rank = {module: i for i, module in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(_module(item), len(rank)))  # stable: file order kept within
+    items.sort(
+        key=lambda item: (rank.get(_module(item), len(rank)), item.get_closest_marker("xdist_group") is None)
+    )
+    result = yield
+    _take_xdist_groups(items)
+    return result
+
+
+def _take_xdist_groups(items) -> None:
+    """Give each test the id pytest-xdist's ``--dist loadgroup`` names its group by ("<id>@<group>").
+
+    pytest-xdist (3.8) writes that id to ``item._nodeid``, which pytest 9.2 no longer reads (a node's id
+    is ``item._id`` there): no test was grouped, so every module- and session-scoped fixture of a grouped
+    module was built on both workers (the guide's build, the hostile and robustness rounds: twice each,
+    seen in the slowest durations of the 2026-12-04 CI run). Where pytest reads ``_nodeid`` itself, or
+    pytest-xdist writes the id pytest reads, nothing is left to do here."""
+    for item in items:
+        grouped = vars(item).get("_nodeid")
+        if isinstance(grouped, str) and grouped != item.nodeid and hasattr(item, "_id"):
+            item._id = type(item._id).parse(grouped)
 
 
 def _module(item) -> str:
@@ -276,17 +306,41 @@ class CourseCopy:
         return out
 
 
+def run_folder(tmp_path_factory) -> Path:
+    """A folder every pytest-xdist worker of this run shares (the run's base folder, whose sub-folders
+    are the workers' own), or this session's own base folder without pytest-xdist."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Held by one process at a time (an exclusive lock on ``path``, released when the block ends)."""
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
 def _course_template(tmp_path_factory) -> Path:
-    """One course copy with the assignment generated (and so in its gradebook), copied per test."""
-    root = tmp_path_factory.mktemp("course-template")
-    others = [a for a in assignments(REPO) if a != ASSIGNMENT]  # a course of this one assignment
-    for name in ("source", "graders"):
-        ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", *others)
-        shutil.copytree(REPO / name, root / name, ignore=ignore)
-    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
-    copy = CourseCopy(root)
-    copy.nbgrader("generate_assignment", "positional-encoding", "--force", check=True)
+    """One course copy with the assignment generated (and so in its gradebook), copied per test; made
+    once per run: the first pytest-xdist worker to need it makes it, the other waits and takes the same
+    one (nobody writes to it: tests copy it)."""
+    root = run_folder(tmp_path_factory) / "course-template"
+    with locked(root.with_name("course-template.lock")):
+        if not root.is_dir():
+            partial = root.with_name("course-template.partial")
+            shutil.rmtree(partial, ignore_errors=True)  # what a failed attempt left
+            others = [a for a in assignments(REPO) if a != ASSIGNMENT]  # a course of this one assignment
+            for name in ("source", "graders"):
+                ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", *others)
+                shutil.copytree(REPO / name, partial / name, ignore=ignore)
+            shutil.copy(REPO / "nbgrader_config.py", partial / "nbgrader_config.py")
+            CourseCopy(partial).nbgrader("generate_assignment", "positional-encoding", "--force", check=True)
+            partial.rename(root)
     return root
 
 

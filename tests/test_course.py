@@ -134,3 +134,20 @@ def test_autograde_grades_with_the_graders_of_its_trait(tmp_path):
     step.preprocess(reference_nb("02_sinusoidal"), {"nbgrader": info})
     record = GradingRecord.read(course.autograded / "ani" / course.assignment / "02_sinusoidal.grading.json")
     assert [c.score for c in record.cells] == [c.max_score for c in record.cells] and record.cells
+
+
+@pytest.mark.slow  # runs nbgrader's `alembic heads` once, for the comparison
+def test_a_new_gradebook_gets_nbgraders_schema_version_without_its_alembic_command(tmp_path, monkeypatch):
+    """nbgrader stamps a new gradebook with the newest revision of its migrations, which it asks the
+    ``alembic heads`` command for; read in-process instead (pe_course.pipeline), it is the same revision."""
+    from nbgrader.api import Gradebook
+    from sqlalchemy import text
+
+    from pe_course import pipeline
+
+    expected = pipeline._ALEMBIC_HEADS_COMMAND()
+    assert expected and pipeline.gradebook_schema_version() == expected
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `alembic` command to run: nbgrader's way would fail
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gb:
+        stamped = gb.db.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    assert stamped == expected

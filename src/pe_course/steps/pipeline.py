@@ -16,6 +16,9 @@ Configured in ``nbgrader_config.py``::
 
 from __future__ import annotations
 
+import functools
+
+import nbgrader.api
 from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.preprocessors import (
     ClearHiddenTests,
@@ -73,3 +76,30 @@ FEEDBACK_PREPROCESSORS = adapted(
     # no hidden region; what a regrade changed, first; formulas as MathML, offline
     after={GetGrades: [ClearHiddenTests, RegradeNotice, RenderMath]},
 )
+
+
+_ALEMBIC_HEADS_COMMAND = nbgrader.api.get_alembic_version  # nbgrader's: runs the `alembic heads` command
+
+
+@functools.cache
+def gradebook_schema_version() -> str:
+    """The schema version nbgrader stamps into a new gradebook (``nbgrader.api.get_alembic_version``),
+    read from nbgrader's migration scripts with alembic's API in this process: nbgrader runs the
+    ``alembic heads`` command for it, a new Python process that costs about 2 s of CPU for every new
+    gradebook (a release check's scratch gradebook, a course's first). The same revision; nbgrader's own
+    way where alembic's API cannot say it (several heads, an alembic without this API)."""
+    try:
+        from alembic.config import Config
+        from alembic.script import ScriptDirectory
+        from nbgrader.dbutil import _temp_alembic_ini
+
+        with _temp_alembic_ini("sqlite:////tmp/gradebook.db") as ini:
+            head = ScriptDirectory.from_config(Config(ini)).get_current_head()
+    except Exception:  # noqa: BLE001 (whatever alembic's API lacks or refuses: nbgrader's command decides)
+        head = None
+    return head or _ALEMBIC_HEADS_COMMAND()
+
+
+# Every process that reads nbgrader_config.py (nbgrader's commands, pe-course's, the grading workers)
+# imports this module before it opens a gradebook.
+nbgrader.api.get_alembic_version = gradebook_schema_version
