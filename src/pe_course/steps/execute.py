@@ -55,7 +55,9 @@ class _Runner:
                 self.proc = forked
             else:
                 write_file(
-                    self.scratch, "nbexec.py", (Path(__file__).parents[1] / "sandbox" / "nbexec.py").read_bytes()
+                    self.scratch,
+                    "nbexec.py",
+                    (Path(__file__).parents[1] / "sandbox" / "nbexec.py").read_bytes(),
                 )
                 argv = [sys.executable, "-E", "-s", "-B", sandbox.inside(self.scratch, "nbexec.py")]
                 self.proc = sandbox.start(
