@@ -139,11 +139,11 @@ def test_autograde_grades_with_the_graders_of_its_trait(tmp_path):
 @pytest.mark.slow  # runs nbgrader's `alembic heads` once, for the comparison
 def test_a_new_gradebook_gets_nbgraders_schema_version_without_its_alembic_command(tmp_path, monkeypatch):
     """nbgrader stamps a new gradebook with the newest revision of its migrations, which it asks the
-    ``alembic heads`` command for; read in-process instead (pe_course.pipeline), it is the same revision."""
+    ``alembic heads`` command for; read in-process instead (pe_course.steps.pipeline), it is the same revision."""
     from nbgrader.api import Gradebook
     from sqlalchemy import text
 
-    from pe_course import pipeline
+    from pe_course.steps import pipeline
 
     expected = pipeline._ALEMBIC_HEADS_COMMAND()
     assert expected and pipeline.gradebook_schema_version() == expected
