@@ -125,17 +125,28 @@ def test_the_feedback_exporter_compiles_its_templates_once_per_process(monkeypat
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make a folder another unix user owns")
 def test_collect_takes_folders_of_the_student_or_the_collector_and_leaves_a_forgery(course_copy, tmp_path):
     """`OwnerCheckedCollect` through the real `nbgrader collect`: a folder owned by the user who collects
-    is taken (a one-account setup), one owned by another user in a student's name is left with a line."""
+    is taken (a one-account setup), one owned by another user in a student's name is left with a line, and
+    so is one in which another user replaced a file (the student's earlier submission is taken instead)."""
     inbound = tmp_path / "exchange" / "pe-course" / "inbound"
     inbound.mkdir(parents=True)
     nb = nbformat.writes(reference_nb("01_embedding"))
-    for student, uid in (("ani", os.geteuid()), ("budi", 65534)):  # 65534: nobody, not budi
-        folder = inbound / f"{student}+positional-encoding+2026-12-04 10:00:00.000000 UTC+x{student}"
+    made = {}
+    for student, uid, hour in (
+        ("ani", os.geteuid(), 10),
+        ("budi", 65534, 10),
+        ("citra", os.geteuid(), 9),
+        ("citra", os.geteuid(), 11),
+    ):  # 65534: nobody
+        when = f"2026-12-04 {hour:02d}:00:00.000000 UTC"
+        folder = inbound / f"{student}+positional-encoding+{when}+x{student}{hour}"
         folder.mkdir()
         (folder / "01_embedding.ipynb").write_text(nb, encoding="utf-8")
-        (folder / "timestamp.txt").write_text("2026-12-04 10:00:00.000000 UTC", encoding="utf-8")
+        (folder / "timestamp.txt").write_text(when, encoding="utf-8")
         for path in (folder, *folder.iterdir()):
             os.chown(path, uid, uid)
+        made[student, hour] = folder
+    # citra's latest submission: its notebook replaced by another user (the folder is writable by all)
+    os.chown(made["citra", 11] / "01_embedding.ipynb", 65534, 65534)
     proc = course_copy.nbgrader(
         "collect", "positional-encoding", f"--Exchange.root={tmp_path / 'exchange'}", "--update"
     )
@@ -144,3 +155,6 @@ def test_collect_takes_folders_of_the_student_or_the_collector_and_leaves_a_forg
     assert (submitted / "ani" / "positional-encoding" / "01_embedding.ipynb").is_file()
     assert not (submitted / "budi").exists()
     assert "Not collected" in proc.stdout + proc.stderr and "made by nobody" in proc.stdout + proc.stderr
+    taken = submitted / "citra" / "positional-encoding" / "timestamp.txt"
+    assert taken.read_text().startswith("2026-12-04 09:00"), "the earlier submission, all citra's own"
+    assert "holds files made by nobody" in proc.stdout + proc.stderr

@@ -6,8 +6,11 @@ nbgrader's default exchange (``nbgrader.exchange.default``) keeps every submissi
 one *by that name*. Its owner check (``CollectApp.check_owner``) only logs a warning, so any student
 can put a folder named ``<someone else>+<assignment>+<a later time>+x`` there and it is collected as
 that other student's submission (tried in tests/test_shared_server.py): one student replaces
-another's work. :class:`OwnerCheckedCollect` leaves such folders where they are, says so in the log,
-and collects the latest submission the student's own unix user made. In ``nbgrader_config.py``::
+another's work. And each submission's folder is left writable by all (mode 777), so a student who
+learnt another's folder name could replace a file in it (a new file, theirs). :class:`OwnerCheckedCollect`
+leaves such folders where they are — one not owned by the student it names, or holding anything another
+user made — says so in the log, and collects the latest submission that is the student's own work
+throughout. In ``nbgrader_config.py``::
 
     c.ExchangeFactory.collect = "pe_course.exchange.OwnerCheckedCollect"
 
@@ -32,6 +35,15 @@ def owner(path: str) -> str | None:
         return pwd.getpwuid(os.lstat(path).st_uid).pw_name
     except (OSError, KeyError):
         return None
+
+
+def strangers(folder: str, maker: str | None) -> list[str]:
+    """Who, other than ``maker``, made anything inside ``folder`` (names, sorted)."""
+    found = set()
+    for parent, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            found.add(owner(os.path.join(parent, name)) or "an unknown user")
+    return sorted(found - {maker})
 
 
 def collector() -> str | None:
@@ -64,6 +76,15 @@ class OwnerCheckedCollect(ExchangeCollect):
                     path,
                     record["username"],
                     found or "an unknown user",
+                )
+                continue
+            others = strangers(path, found)
+            if others:
+                self.log.error(
+                    "Not collected: %s holds files made by %s, not by %s (another user changed this submission)",
+                    path,
+                    ", ".join(others),
+                    found,
                 )
                 continue
             records.append(record)
