@@ -295,6 +295,17 @@ def test_exchange_privacy_between_students(instructor, user_venv):
         )
         planted = as_user(s2, user_venv, ["sh", "-c", script], Path(homes[s2]))
         assert planted.returncode == 0, planted.stderr  # the inbound directory is writable by all
+        # s1 submits again; s2, having learnt that folder's name, replaces its notebook (the folder is 777)
+        (first,) = [p for p in inbound.iterdir() if p.name.startswith(f"{s1}+") and p != forged]
+        time.sleep(1.1)  # nbgrader's timestamps: a later one
+        again = as_user(s1, user_venv, ["nbgrader", "submit", ASSIGNMENT], Path(homes[s1]))
+        assert again.returncode == 0, again.stderr[-2000:]
+        (latest,) = [p for p in inbound.iterdir() if p.name.startswith(f"{s1}+") and p not in (first, forged)]
+        target = latest / f"{NOTEBOOKS[0]}.ipynb"
+        swapped = as_user(
+            s2, user_venv, ["sh", "-c", f"rm -f '{target}' && cp '{blank}' '{target}'"], Path(homes[s2])
+        )
+        assert swapped.returncode == 0, swapped.stderr  # possible: the folder is writable by all
 
         # nbgrader's own collect takes the forgery as s1's submission (its owner check only warns) ...
         stock = as_user(
@@ -319,8 +330,9 @@ def test_exchange_privacy_between_students(instructor, user_venv):
         collected = as_user(instructor, user_venv, ["nbgrader", "collect", ASSIGNMENT], course)
         assert collected.returncode == 0, collected.stderr[-2000:]
         assert "Not collected" in collected.stderr and "forged" in collected.stderr
+        assert f"holds files made by {s2}" in collected.stderr  # the changed one is left too
         got = course / "submitted" / s1 / ASSIGNMENT
-        assert "2099" not in (got / "timestamp.txt").read_text()
+        assert (got / "timestamp.txt").read_text() == (first / "timestamp.txt").read_text()  # s1's own
         assert nbformat.read(got / f"{NOTEBOOKS[0]}.ipynb", as_version=4) == nbformat.read(
             Path(homes[s1]) / ASSIGNMENT / f"{NOTEBOOKS[0]}.ipynb", as_version=4
         )
