@@ -161,8 +161,6 @@ def run(sandbox: Sandbox | None = None) -> list[Finding]:
             theft = read.ok and read.value == canary_text
             findings.append(Finding("file theft", not theft, f"read {canary}: {_said(read)}"))
             reached = student.call("connect", port)
-            net = reached.ok and reached.value == "connected"
-            findings.append(Finding("network", not net, f"127.0.0.1:{port}: {_said(reached)}"))
             student.call("leave_process", marker)
             if grouped:
                 held = student.call("hold_memory", children, mib)
@@ -171,9 +169,12 @@ def run(sandbox: Sandbox | None = None) -> list[Finding]:
                 findings.append(Finding("memory across processes", not over, f"{detail}: {_said(held)}"))
             else:
                 findings.append(Finding("memory across processes", None, "no resource group (accepted)"))
-        net_seen = bool(accepted)
-        if net_seen and findings[1].held:
-            findings[1] = Finding("network", False, f"the listener accepted {accepted}")
+        # the probe's own word, or the listener's (which counts even if the probe said otherwise)
+        said = f"127.0.0.1:{port}: {_said(reached)}" + (
+            f"; the listener accepted {accepted}" if accepted else ""
+        )
+        net = (reached.ok and reached.value == "connected") or bool(accepted)
+        findings.insert(1, Finding("network", not net, said))
         left = _strays(marker)
         findings.append(
             Finding("a process left running", not left, f"{len(left)} left" if left else "none left")
