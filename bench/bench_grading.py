@@ -89,7 +89,7 @@ DASK = Path(sys.executable).with_name("dask")
 
 def _alternatives() -> dict:
     """The correct implementations of every graded function (``@alternative``), by function."""
-    from pe_course.suite import load_suite
+    from pe_course.engine.discovery import load_suite
 
     return load_suite(Course(REPO).graders).alternatives
 

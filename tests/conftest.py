@@ -1,7 +1,7 @@
 """Shared fixtures: a disposable copy of the course with a real nbgrader gradebook.
 
 Nothing here mocks nbgrader, Jupyter or the sandbox: submissions are real notebooks graded by the
-real ``nbgrader autograde`` (or ``pe_course.score`` through the real sandbox).
+real ``nbgrader autograde`` (or ``pe_course.engine.grade`` through the real sandbox).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ import pytest
 
 from pe_course.catalogue import total_points
 from pe_course.course import Course, assignments
+from pe_course.engine.discovery import load_suite
 from pe_course.notebook import load_reference
 from pe_course.record import Note
 from pe_course.sandbox import bwrap_path
 from pe_course.selfcheck import reference_submission
-from pe_course.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[1]
 

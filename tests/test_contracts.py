@@ -19,11 +19,11 @@ from conftest import FUNCTIONS, GRADERS, NOTEBOOKS, REPO
 
 from pe_course import checks as checks_module
 from pe_course.contracts import parse_contracts
-from pe_course.diagnosis import InProcessCaller
-from pe_course.inputs import arguments, call_key, memberships
+from pe_course.engine.diagnosis import InProcessCaller
+from pe_course.engine.grade import _grade_function
+from pe_course.engine.inputs import arguments, call_key, memberships
 from pe_course.public_checks import Clause, Outcome
 from pe_course.release import points_problems
-from pe_course.score import _grade_function
 
 RELEASE = REPO / "release" / "positional-encoding"
 
@@ -207,7 +207,7 @@ def test_every_twin_is_inside_the_contract_and_a_same_result_twin_gets_the_same_
 ):
     """A twin is the nearest input without one feature: it must itself be a valid input, and where the
     graders say the reference gives it the same result, it does (or the charging rule would misjudge)."""
-    from pe_course.inputs import twin_call
+    from pe_course.engine.inputs import twin_call
     from pe_course.public_checks import close_enough
 
     func, graded, checked = reference[fn], suite.graded[fn], 0
@@ -274,9 +274,9 @@ import hashlib, json, sys
 from pathlib import Path
 if sys.argv[1] == "many":
     import pe_course.cli, pe_course.demo, pe_course.report.render  # other local modules loaded first
-from pe_course.drawing import draw
+from pe_course.engine.drawing import draw
 from pe_course.public_checks import to_data
-from pe_course.suite import load_suite
+from pe_course.engine.discovery import load_suite
 suite = load_suite(Path(sys.argv[2]))
 drawn = [
     to_data(list(draw(getattr(suite.module(f"{notebook}.strategies"), name), 30)))
@@ -310,8 +310,8 @@ TOY = REPO / "tests" / "fixtures" / "course"  # the second assignment of tests/t
 def test_the_fixture_assignments_graders_keep_its_contract_both_ways():
     """The toy assignment's suite is bound to its notebook as positional-encoding's is: every check names
     a stated clause, every clause is enforced, and the graders call only inside the stated domains."""
+    from pe_course.engine.discovery import load_suite
     from pe_course.notebook import load_reference
-    from pe_course.suite import load_suite
 
     suite = load_suite(TOY / "graders" / "toy-attention")
     reference = load_reference(TOY / "source" / "toy-attention")

@@ -110,8 +110,8 @@ def test_every_reader_of_the_graders_asks_the_one_trait_autograde_reads(tmp_path
 def test_graders_outside_the_course_travel_in_the_bundle_where_its_config_points(tmp_path):
     """An absolute graders_dir names a folder a Dask worker does not have: the bundle carries the graders
     as graders/<assignment>/ and its nbgrader_config.py says so, so the worker grades with them."""
+    from pe_course.engine.discovery import load_suite
     from pe_course.runners.bundle import course_bundle, untar
-    from pe_course.suite import load_suite
 
     course = _moved_graders(tmp_path, str(tmp_path / "elsewhere" / "{assignment}"))
     assert course.graders == tmp_path / "elsewhere" / course.assignment

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from conftest import reference_nb, requires_bwrap, with_code
 
-from pe_course.diagnosis import InProcessCaller
+from pe_course.engine.diagnosis import InProcessCaller
+from pe_course.engine.grade import _grade_function, grade_notebook
 from pe_course.feedback import cell_markdown
 from pe_course.sandbox import Sandbox
-from pe_course.score import _grade_function, grade_notebook
 
 
 def grade(fn, suite, reference, implementation, **others):

@@ -2,7 +2,7 @@
 
 Each attack must earn no more on ``test_embed`` than the same wrong ``embed`` without it, leave
 nothing behind on the host, and not disturb the next student's grade. Most cases go through
-``pe_course.score.grade_notebook`` with the real sandbox; the key ones also through a real
+``pe_course.engine.grade.grade_notebook`` with the real sandbox; the key ones also through a real
 ``nbgrader autograde`` run in a course copy (one run, many students).
 
 Attacks that would damage the host if the sandbox failed (writing the gradebook, site-packages,
@@ -25,12 +25,12 @@ import nbformat
 import pytest
 from conftest import GRADERS, REPO, CourseCopy, append_code, reference_nb, requires_bwrap, with_code
 
+from pe_course.engine.discovery import load_suite
+from pe_course.engine.grade import grade_notebook
 from pe_course.sandbox import Limits, Sandbox, landlock
 from pe_course.sandbox import isolation as sandbox_module
-from pe_course.score import grade_notebook
 from pe_course.steps import execute as execute_step
 from pe_course.steps.execute import SandboxedExecute
-from pe_course.suite import load_suite
 
 NB = "01_embedding"
 EMBED_MAX = 3.0
@@ -381,8 +381,8 @@ KILL_PARENT_GRADER = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from conftest import GRADERS, REPO, reference_nb, with_code
-from pe_course.score import grade_notebook
-from pe_course.suite import load_suite
+from pe_course.engine.grade import grade_notebook
+from pe_course.engine.discovery import load_suite
 from pe_course.notebook import load_reference
 from pe_course.sandbox import Limits, Sandbox
 code = sys.argv[2]

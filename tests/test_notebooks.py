@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from nbclient import NotebookClient
 
-from pe_course.suite import load_suite
+from pe_course.engine.discovery import load_suite
 
 SOURCE = REPO / "source" / "positional-encoding"
 STRATEGIES = load_suite(GRADERS).module("_shared.strategies")

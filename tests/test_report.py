@@ -26,8 +26,8 @@ from nbgrader.api import Course as DbCourse
 from nbgrader.api import Gradebook
 
 from pe_course.contracts import parse_contracts
+from pe_course.engine.discovery import load_suite
 from pe_course.report import collect, write_report
-from pe_course.suite import load_suite
 
 pytestmark = pytest.mark.slow
 

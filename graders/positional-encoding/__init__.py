@@ -16,6 +16,6 @@ holding that notebook's graded functions' graders:
 
 ``_shared/`` holds what several notebooks use: ``properties.py`` (properties needing no reference;
 shipped verbatim as the release's ``public_checks/properties.py``), the strategies' and the contract
-domains' building blocks. The rule that finds all this: :mod:`pe_course.suite`; the pytest front end
+domains' building blocks. The rule that finds all this: :mod:`pe_course.engine.discovery`; the pytest front end
 is ``graders/test_graders.py`` (``pytest graders [--submission PATH]``).
 """

@@ -2,7 +2,7 @@
 
 The tooling names no assignment: a course's assignments are the folders of ``source/`` that hold a
 notebook, an assignment's notebooks are the notebooks in its folder (sorted by name), and its graded
-functions are what its graders declare, one folder per notebook (``pe_course.suite.load_suite``).
+functions are what its graders declare, one folder per notebook (``pe_course.engine.discovery.load_suite``).
 """
 
 from __future__ import annotations

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from . import precision, public_checks
-from .checks import reference_outcome
-from .declarations import Check
-from .inputs import arguments, memberships, probe_call, twin_call
+from .engine.declarations import Check
+from .engine.grader import reference_outcome
+from .engine.inputs import arguments, memberships, probe_call, twin_call
 from .public_checks import outcome_to_data, same_result, show_call, to_data
 
 MAX_PUBLIC_DEPTH = 4  # twin steps a public case may need (its data nests that deep; keep public cases simple)
@@ -74,7 +74,7 @@ def _case(suite: Any, reference: Any, fn: str, args: tuple, kwargs: dict, depth:
 
 def public_calls(suite: Any, reference: Any, fn: str) -> frozenset[str]:
     """``call_key`` of every call the public check of ``fn`` makes from its data (cases and twins)."""
-    from .checks import call_key
+    from .engine.grader import call_key
     from .public_checks import from_data
 
     keys: set[str] = set()

@@ -29,13 +29,13 @@ import nbformat
 from .course import Course
 from .datafiles import DataFileError, data_files
 from .degenerate import degenerate_students
-from .diagnosis import InProcessCaller
+from .engine.diagnosis import InProcessCaller
+from .engine.discovery import load_suite
+from .engine.grade import _grade_function, grade_notebook
 from .notebook import load_reference, strip_solution_markers
 from .public_checks import close_enough, from_data, run_public
 from .publish import public_files
 from .sandbox import Sandbox
-from .score import _grade_function, grade_notebook
-from .suite import load_suite
 
 
 @dataclass

@@ -1,13 +1,13 @@
 """Wrong students of 02_sinusoidal's graded functions, for the self-validation (``pe-course build``):
 ``@careful`` code with one catalogued misconception (diagnosed with exactly it), ``@flawed`` code with
-one realistic slip (losing exactly the clauses named); see ``pe_course.declarations``.
+one realistic slip (losing exactly the clauses named); see ``pe_course.engine.declarations``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from pe_course.checks import careful, flawed
+from pe_course.engine.grader import careful, flawed
 
 from .alternatives import freq_exp
 

@@ -1,13 +1,13 @@
 """Catalogue of 02_sinusoidal's misconceptions (``@misconception``): documented wrong implementations
 with a hint for students; each docstring says what the mistaken idea is (how one is diagnosed:
-``pe_course.diagnosis``).
+``pe_course.engine.diagnosis``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from pe_course.checks import misconception
+from pe_course.engine.grader import misconception
 
 
 def _freqs(d_model, base=10000.0):

@@ -1,5 +1,5 @@
 """Bounded, NaN-free hypothesis strategies for 03_rotation's generated inputs (derandomized by
-``pe_course.drawing.draw``; the building blocks several notebooks use: ``_shared/strategies.py``).
+``pe_course.engine.drawing.draw``; the building blocks several notebooks use: ``_shared/strategies.py``).
 """
 
 from __future__ import annotations

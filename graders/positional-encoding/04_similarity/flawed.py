@@ -1,13 +1,13 @@
 """Wrong students of 04_similarity's graded functions, for the self-validation (``pe-course build``):
 ``@careful`` code with one catalogued misconception (diagnosed with exactly it), ``@flawed`` code with
-one realistic slip (losing exactly the clauses named); see ``pe_course.declarations``.
+one realistic slip (losing exactly the clauses named); see ``pe_course.engine.declarations``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from pe_course.checks import flawed
+from pe_course.engine.grader import flawed
 
 
 # -- one realistic slip each, in otherwise correct code: exactly the clauses named are charged -----

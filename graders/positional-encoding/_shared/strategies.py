@@ -1,5 +1,5 @@
 """The strategies' building blocks several notebooks use: bounded, NaN-free, derandomized by
-``pe_course.drawing.draw``. All sizes are small (grading must stay fast) and all floats are finite
+``pe_course.engine.drawing.draw``. All sizes are small (grading must stay fast) and all floats are finite
 and moderate, so that a correct implementation can never fail on rounding.
 """
 

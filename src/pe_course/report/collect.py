@@ -202,7 +202,7 @@ class ReportData:
 # --------------------------------------------------------------------------------------------
 def _hints(course: Course) -> dict[tuple[str, str], str]:
     """(function, misconception id) -> hint, from the graders' catalogue (``@misconception`` in each notebook's ``misconceptions.py``)."""
-    from ..suite import load_suite
+    from ..engine.discovery import load_suite
 
     try:
         suite = load_suite(course.graders)

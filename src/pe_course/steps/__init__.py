@@ -7,7 +7,7 @@ Wired in by ``nbgrader_config.py`` through :mod:`.pipeline`. What each does, in 
 - :mod:`.repair_metadata`, :mod:`.forget_duplicates`, :mod:`.overwrite_cells` — sanitize: broken
   metadata repaired, duplicated cells counted once, deleted test cells and rubrics restored;
 - :mod:`.execute` — the notebook run in the sandbox (nbgrader's ``Execute`` replaced);
-- :mod:`.score` — the hidden graders score every test cell (``pe_course.score`` decides) and the record is written;
+- :mod:`.score` — the hidden graders score every test cell (``pe_course.engine.grade`` decides) and the record is written;
 - :mod:`.regrade_notice` — feedback: a regraded student's notice; ``pe_course.feedback.RenderMath`` — the
   formulas rendered for formgrader and the feedback pages.
 

@@ -4,7 +4,7 @@
 sandboxed process per student (the kernel is reset between that student's notebooks), in its own
 resource group; the executed notebook comes back as a file parsed as untrusted data: only outputs are
 taken (by cell index, with safe MIME types), never sources or metadata. Scores do not come from here
-(see :mod:`pe_course.score`).
+(see :mod:`pe_course.engine.grade`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """nbgrader's autograde and feedback pipelines, with our steps in them (see ``nbgrader_config.py``).
 
 Plain ``nbgrader autograde`` then runs each submission through the sanitize steps (:mod:`.repair_metadata`,
-:mod:`.forget_duplicates`, :mod:`.overwrite_cells`: repairs, restores, notes), :mod:`.execute` (the notebook in the sandbox, for the feedback's outputs) and :mod:`pe_course.score`
+:mod:`.forget_duplicates`, :mod:`.overwrite_cells`: repairs, restores, notes), :mod:`.execute` (the notebook in the sandbox, for the feedback's outputs) and :mod:`pe_course.engine.grade`
 (the hidden graders decide every test cell's score and write the :mod:`.record`), and
 ``nbgrader generate_feedback`` through :mod:`.feedback`. Each list is nbgrader's own default with
 our replacements and additions named, so a new nbgrader default step is kept.

@@ -5,7 +5,7 @@ The one rule (docs/authoring.md, "Where a notebook's graders live"):
 - every folder of the suite whose name does not start with ``_`` belongs to the notebook of that name
   (``01_embedding/`` grades ``source/<assignment>/01_embedding.ipynb``);
 - every ``.py`` file of a notebook folder is imported, in file-name order, and what it declares with
-  :mod:`pe_course.declarations` or :func:`pe_course.contracts.domain` belongs to that notebook: checks
+  :mod:`pe_course.engine.declarations` or :func:`pe_course.contracts.domain` belongs to that notebook: checks
   (``@check``; a notebook's functions are graded in the order their first checks are declared),
   classes of input (``graded(...)``), compositions (``@builds_on``), misconceptions
   (``@misconception``), contract domains (``@domain``) and the self-validation's students
@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..notebook import test_cell_ids
+from ..public_checks import Clause
 from .cases import Case, read_cases
 from .declarations import Check, Composition, Graded, Misconception, Student
-from .notebook import test_cell_ids
-from .public_checks import Clause
 
 SHARED = "_shared"  # what several notebooks use; a folder starting with "_" is no notebook
 PROPERTIES = "properties.py"  # in _shared/: shipped as public_checks/properties.py
@@ -103,7 +103,7 @@ class GraderSuite:
         """The calls a student can see in the public checks (the public cases and their twins)."""
         key = (id(reference), function)
         if key not in self._public:
-            from .publish import public_calls
+            from ..publish import public_calls
 
             self._public[key] = public_calls(self, reference, function)
         return self._public[key]

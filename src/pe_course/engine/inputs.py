@@ -9,8 +9,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..public_checks import to_data
 from .declarations import Graded, InputClass
-from .public_checks import to_data
 
 
 # --------------------------------------------------------------------------------------------

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol
 
+from ..public_checks import Answer, Outcome, call_outcome, judge, same_result, show_call
 from .declarations import Graded
 from .inputs import call_key, probe_call
-from .public_checks import Answer, Outcome, call_outcome, judge, same_result, show_call
 
 
 class Grader(Protocol):
-    """What of :class:`pe_course.checks.Grader` the answers need."""
+    """What of :class:`pe_course.engine.grader.Grader` the answers need."""
 
     graded: Graded | None
     reference: Mapping[str, Callable[..., Any]]

@@ -42,26 +42,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .answers import graders_answers, student_answer
-from .declarations import (  # the graders' vocabulary, in one import
-    Check,
-    Composition,
-    Graded,
-    InputClass,
-    Misconception,
-    Student,
-    alternative,
-    builds_on,
-    careful,
-    check,
-    flawed,
-    graded,
-    misconception,
-    other_values,
-)
-from .drawing import SMALL_ENOUGH, draw, shrink
-from .inputs import call_key, memberships, size_of, twin_call
-from .public_checks import (
+from ..public_checks import (
     BASE_CLAUSE,
     Answer,
     CheckFailed,
@@ -89,6 +70,25 @@ from .public_checks import (
     unproven_form,
     verdicts,
 )
+from .answers import graders_answers, student_answer
+from .declarations import (  # the graders' vocabulary, in one import
+    Check,
+    Composition,
+    Graded,
+    InputClass,
+    Misconception,
+    Student,
+    alternative,
+    builds_on,
+    careful,
+    check,
+    flawed,
+    graded,
+    misconception,
+    other_values,
+)
+from .drawing import SMALL_ENOUGH, draw, shrink
+from .inputs import call_key, memberships, size_of, twin_call
 
 __all__ = [
     "CheckFailed",

@@ -1,6 +1,6 @@
 """What a grader module declares: each graded function's checks, classes of input, form clause,
 misconceptions, how it builds on another graded function, and the students the self-validation
-grades (found in the notebook's folder by ``pe_course.suite.load_suite``)."""
+grades (found in the notebook's folder by ``pe_course.engine.discovery.load_suite``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .public_checks import BASE_CLAUSE
+from ..public_checks import BASE_CLAUSE
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .checks import CallRecord, Misconception, reference_outcome
-from .public_checks import same_values
-from .sandbox.client import Outcome
+from ..public_checks import same_values
+from ..sandbox.client import Outcome
+from .grader import CallRecord, Misconception, reference_outcome
 
 
 def same_outcome(a: Outcome, b: Outcome, rtol: float = 1e-6, atol: float = 1e-8) -> bool:
@@ -81,7 +81,7 @@ class InProcessCaller:
         return "ok" if callable(self.functions.get(fn)) else "missing"
 
     def call(self, fn: str, *args: Any, **kwargs: Any) -> Outcome:
-        from .sandbox import codec
+        from ..sandbox import codec
 
         if self.status(fn) != "ok":
             return Outcome("missing", message="missing")

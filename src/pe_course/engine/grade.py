@@ -12,13 +12,13 @@ import time
 import traceback
 from typing import Any
 
-from .checks import CheckFailed, Grader
+from ..notebook import worker_cells
+from ..record import CellResult, CellStatus, CheckResult, ClauseResult, GradingRecord, Note, NoteKind
+from ..sandbox import Sandbox, sharing
+from ..sandbox.client import StudentProcess
 from .diagnosis import diagnose
-from .notebook import worker_cells
-from .record import CellResult, CellStatus, CheckResult, ClauseResult, GradingRecord, Note, NoteKind
-from .sandbox import Sandbox, sharing
-from .sandbox.client import StudentProcess
-from .suite import GraderSuite
+from .discovery import GraderSuite
+from .grader import CheckFailed, Grader
 
 # Things an honest solution to these exercises never needs; found in a submission they become
 # "suspected-tampering" notes for the instructor (they never change a score: the sandbox and the

@@ -1,0 +1,1 @@
+"""The engine: where a score is decided (filled in by the next commits)."""
