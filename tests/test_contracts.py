@@ -19,8 +19,8 @@ from conftest import FUNCTIONS, GRADERS, NOTEBOOKS, REPO
 
 from pe_course import checks as checks_module
 from pe_course.contracts import parse_contracts
+from pe_course.engine import grade_function
 from pe_course.engine.diagnosis import InProcessCaller
-from pe_course.engine.grade import _grade_function
 from pe_course.engine.inputs import arguments, call_key, memberships
 from pe_course.public_checks import Clause, Outcome
 from pe_course.release import points_problems
@@ -130,7 +130,7 @@ def test_graders_call_only_inside_the_contract(fn, suite, reference):
     implementations = [reference[fn]] + [m.implementation for m in suite.misconceptions.get(fn, [])]
     for implementation in implementations:
         caller = ContractCaller({**reference, fn: implementation}, suite.domains)
-        _grade_function(fn, suite, reference, caller, deadline=float("inf"))
+        grade_function(fn, suite, reference, caller, deadline=float("inf"))
         assert caller.calls > 0
         assert not caller.outside, (
             f"{fn} ({implementation.__name__}) called outside its contract: {caller.outside[:3]}"
@@ -159,7 +159,7 @@ def drawn_far(suite, reference):
         checks_module.draw = lambda factory, n: original(factory, 300)
         for fn in FUNCTIONS:
             caller = RecordingCaller(dict(reference), suite.domains)
-            _grade_function(fn, suite, reference, caller, deadline=float("inf"))
+            grade_function(fn, suite, reference, caller, deadline=float("inf"))
             assert not caller.outside, (
                 f"{fn}: 300 examples per strategy left the contract: {caller.outside[:3]}"
             )
@@ -178,7 +178,7 @@ def test_the_graders_own_inputs_cover_every_class_and_combination_of_the_contrac
     """Beyond the public cases (a student can see those), the graders draw every class of input a
     clause names and every combination they declare (e.g. odd d_model with length = 0)."""
     caller = RecordingCaller(dict(reference), suite.domains)
-    _grade_function(fn, suite, reference, caller, deadline=float("inf"))
+    grade_function(fn, suite, reference, caller, deadline=float("inf"))
     public = suite.public_calls(reference, fn)
     graded = suite.graded[fn]
     own = [(a, k) for f, a, k in caller.log if f == fn and call_key(fn, a, k) not in public]
@@ -320,5 +320,5 @@ def test_the_fixture_assignments_graders_keep_its_contract_both_ways():
         assert {chk.clause for chk in suite.checks[fn]} == set(clauses), fn
         for implementation in [reference[fn], *(m.implementation for m in suite.misconceptions[fn])]:
             caller = ContractCaller({**reference, fn: implementation}, suite.domains)
-            _grade_function(fn, suite, reference, caller, deadline=float("inf"))
+            grade_function(fn, suite, reference, caller, deadline=float("inf"))
             assert caller.calls > 0 and not caller.outside, (fn, implementation.__name__, caller.outside[:3])

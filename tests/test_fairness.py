@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 from conftest import reference_nb, requires_bwrap, with_code
 
+from pe_course.engine import grade_function, grade_notebook
 from pe_course.engine.diagnosis import InProcessCaller
-from pe_course.engine.grade import _grade_function, grade_notebook
 from pe_course.feedback import cell_markdown
 from pe_course.sandbox import Sandbox
 
 
 def grade(fn, suite, reference, implementation, **others):
     caller = InProcessCaller({**reference, **others, fn: implementation})
-    return _grade_function(fn, suite, reference, caller, deadline=float("inf"))
+    return grade_function(fn, suite, reference, caller, deadline=float("inf"))
 
 
 def lost(cell):
@@ -101,8 +101,8 @@ def test_dependent_is_graded_with_a_correct_upstream_in_process(suite, reference
         namespace,
     )
     caller = InProcessCaller({**reference, **{k: namespace[k] for k in ("apply_rope", "rope_scores")}})
-    rope = _grade_function("apply_rope", suite, reference, caller, float("inf"))
-    scores = _grade_function("rope_scores", suite, reference, caller, float("inf"))
+    rope = grade_function("apply_rope", suite, reference, caller, float("inf"))
+    scores = grade_function("rope_scores", suite, reference, caller, float("inf"))
     assert rope.score < rope.max_score
     assert scores.score == scores.max_score and scores.misconceptions == []
 
@@ -118,7 +118,7 @@ def test_degenerate_upstream_does_not_earn_the_dependent(suite, reference):
             "rope_scores": lambda q, k, base=10000.0: np.zeros((len(q), len(k))),
         }
     )
-    cell = _grade_function("rope_scores", suite, reference, caller, float("inf"))
+    cell = grade_function("rope_scores", suite, reference, caller, float("inf"))
     assert lost(cell) == {"K1", "K2", "K3"} and cell.score == 0
     k2 = next(c for c in cell.clauses if c.clause == "K2")
     assert "bukan jawaban nyata" in k2.message or "Belum ada bukti" in k2.message, k2.message

@@ -2,7 +2,7 @@
 
 Each attack must earn no more on ``test_embed`` than the same wrong ``embed`` without it, leave
 nothing behind on the host, and not disturb the next student's grade. Most cases go through
-``pe_course.engine.grade.grade_notebook`` with the real sandbox; the key ones also through a real
+``pe_course.engine.grade_notebook`` with the real sandbox; the key ones also through a real
 ``nbgrader autograde`` run in a course copy (one run, many students).
 
 Attacks that would damage the host if the sandbox failed (writing the gradebook, site-packages,
@@ -25,8 +25,8 @@ import nbformat
 import pytest
 from conftest import GRADERS, REPO, CourseCopy, append_code, reference_nb, requires_bwrap, with_code
 
+from pe_course.engine import grade_notebook
 from pe_course.engine.discovery import load_suite
-from pe_course.engine.grade import grade_notebook
 from pe_course.sandbox import Limits, Sandbox, landlock
 from pe_course.sandbox import isolation as sandbox_module
 from pe_course.steps import execute as execute_step
@@ -381,7 +381,7 @@ KILL_PARENT_GRADER = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from conftest import GRADERS, REPO, reference_nb, with_code
-from pe_course.engine.grade import grade_notebook
+from pe_course.engine import grade_notebook
 from pe_course.engine.discovery import load_suite
 from pe_course.notebook import load_reference
 from pe_course.sandbox import Limits, Sandbox

@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 from conftest import GRADERS, REPO, requires_bwrap
 
-from pe_course.engine.grader import CheckFailed, Grader, assert_close
+from pe_course.engine import CheckFailed, Grader, assert_close
 from pe_course.public_checks import Clause
 from pe_course.sandbox import Limits, MiB, Sandbox, codec
 from pe_course.sandbox import isolation as sandbox_module

@@ -14,9 +14,9 @@ from conftest import FUNCTIONS, GRADERS, REPO, reference_nb
 
 from pe_course.datafiles import PUBLIC_DIR
 from pe_course.degenerate import degenerate_students
+from pe_course.engine import grade_function, grade_notebook
 from pe_course.engine.diagnosis import InProcessCaller
 from pe_course.engine.discovery import load_suite
-from pe_course.engine.grade import _grade_function, grade_notebook
 from pe_course.public_checks import run_public
 from pe_course.sandbox import Sandbox
 from pe_course.selfcheck import hard_coder
@@ -47,7 +47,7 @@ CATALOGUE_IDS = {
 
 def grade(fn, suite, reference, implementation):
     caller = InProcessCaller({**reference, fn: implementation})
-    return _grade_function(fn, suite, reference, caller, deadline=float("inf"))
+    return grade_function(fn, suite, reference, caller, deadline=float("inf"))
 
 
 def lost(cell) -> set[str]:
@@ -222,7 +222,7 @@ def test_alternatives_through_the_sandbox(notebook, suite, reference):
     alternatives = suite.module(f"{notebook}.alternatives")
 
     nb = reference_nb(notebook)
-    code = inspect.getsource(alternatives).replace("from pe_course.engine.grader import alternative\n", "")
+    code = inspect.getsource(alternatives).replace("from pe_course.engine import alternative\n", "")
     code = "\n".join(line for line in code.splitlines() if not line.startswith("@alternative("))
     code += "\n" + "\n".join(f"{fn} = {ALTERNATIVES[fn][-1].__name__}" for fn in suite.notebooks[notebook])
     nb.cells.append(nbformat.v4.new_code_cell(code))

@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from . import precision, public_checks
+from .engine.cases import MAX_PUBLIC_DEPTH
 from .engine.declarations import Check
 from .engine.grader import reference_outcome
 from .engine.inputs import arguments, memberships, probe_call, twin_call
 from .public_checks import outcome_to_data, same_result, show_call, to_data
 
-MAX_PUBLIC_DEPTH = 4  # twin steps a public case may need (its data nests that deep; keep public cases simple)
 PROPERTIES = "properties.py"
 
 
@@ -70,26 +70,6 @@ def _case(suite: Any, reference: Any, fn: str, args: tuple, kwargs: dict, depth:
         classes.append(entry)
     data["classes"] = classes
     return data
-
-
-def public_calls(suite: Any, reference: Any, fn: str) -> frozenset[str]:
-    """``call_key`` of every call the public check of ``fn`` makes from its data (cases and twins)."""
-    from .engine.grader import call_key
-    from .public_checks import from_data
-
-    keys: set[str] = set()
-
-    def walk(case: dict) -> None:
-        args = tuple(from_data(a) for a in case["args"])
-        kwargs = {k: from_data(v) for k, v in case.get("kwargs", {}).items()}
-        keys.add(call_key(fn, args, kwargs))
-        for cls in case.get("classes", []):
-            if "twin" in cls:
-                walk(cls["twin"])
-
-    for case in spec_of(suite, reference, fn)["cases"]:
-        walk(case)
-    return frozenset(keys)
 
 
 def _properties(suite: Any, check: Check) -> list[dict]:

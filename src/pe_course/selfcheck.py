@@ -29,9 +29,9 @@ import nbformat
 from .course import Course
 from .datafiles import DataFileError, data_files
 from .degenerate import degenerate_students
+from .engine import grade_function, grade_notebook
 from .engine.diagnosis import InProcessCaller
 from .engine.discovery import load_suite
-from .engine.grade import _grade_function, grade_notebook
 from .notebook import load_reference, strip_solution_markers
 from .public_checks import close_enough, from_data, run_public
 from .publish import public_files
@@ -246,4 +246,4 @@ def _lost_publicly(function: str, implementation: Callable[..., Any], public: Pa
 
 def _grade_in_process(suite, reference, function, implementation):
     caller = InProcessCaller({**reference, function: implementation})
-    return _grade_function(function, suite, reference, caller, deadline=float("inf"))
+    return grade_function(function, suite, reference, caller, deadline=float("inf"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.engine.grader import alternative
+from pe_course.engine import alternative
 
 
 @alternative("frequencies")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.engine.cases import case_runner
-from pe_course.engine.grader import Grader, InputClass, check, graded, other_values
+from pe_course.engine import Grader, InputClass, case_runner, check, graded, other_values
 
 from .._shared import properties as p
 from .._shared.strategies import base_kwargs

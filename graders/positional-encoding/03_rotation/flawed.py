@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.engine.grader import careful, flawed
+from pe_course.engine import careful, flawed
 
 from .alternatives import rope_as_hints_say
 

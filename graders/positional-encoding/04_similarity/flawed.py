@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.engine.grader import flawed
+from pe_course.engine import flawed
 
 
 # -- one realistic slip each, in otherwise correct code: exactly the clauses named are charged -----

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.engine.grader import misconception
+from pe_course.engine import misconception
 
 
 def _freqs(d_model, base=10000.0):

@@ -24,6 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from ..public_checks import from_data, to_data
+from .inputs import call_key, memberships, twin_call
+
+MAX_PUBLIC_DEPTH = 4  # twin steps a public case may need (its data nests that deep; keep public cases simple)
+
 
 @dataclass(frozen=True)
 class Case:
@@ -76,3 +81,28 @@ def case_runner(module_file: str) -> Callable[[Any, str], None]:
     """``run_cases(g, function)`` for a check module: every case of ``cases/<function>.json`` in the
     module's folder, compared with the reference."""
     return case_reader(Path(module_file).parent / "cases")[1]
+
+
+def public_calls(suite: Any, reference: Any, fn: str) -> frozenset[str]:
+    """``call_key`` of every call the public check of ``fn`` makes from its shipped data: each public
+    case and, class by class, its twins (the arguments as the student's copy reads them back)."""
+    func, graded = reference[fn], suite.graded.get(fn)
+    keys: set[str] = set()
+
+    def walk(args: tuple, kwargs: dict, depth: int) -> None:
+        shipped = (
+            tuple(from_data(to_data(a)) for a in args),
+            {k: from_data(to_data(v)) for k, v in kwargs.items()},
+        )
+        keys.add(call_key(fn, *shipped))
+        if depth >= MAX_PUBLIC_DEPTH:
+            return  # deeper than a public case may go: the release refuses it
+        for cls in memberships(graded, func, args, kwargs):
+            twin = twin_call(cls, func, args, kwargs)
+            if twin is not None:
+                walk(twin[0], twin[1], depth + 1)
+
+    for case in suite.cases(fn):
+        if case.public:
+            walk(case.args, case.kwargs, 0)
+    return frozenset(keys)

@@ -14,7 +14,8 @@ from typing import Any
 
 from ..public_checks import same_values
 from ..sandbox.client import Outcome
-from .grader import CallRecord, Misconception, reference_outcome
+from .declarations import Misconception
+from .grader import CallRecord, reference_outcome
 
 
 def same_outcome(a: Outcome, b: Outcome, rtol: float = 1e-6, atol: float = 1e-8) -> bool:

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..notebook import test_cell_ids
 from ..public_checks import Clause
-from .cases import Case, read_cases
+from .cases import Case, public_calls, read_cases
 from .declarations import Check, Composition, Graded, Misconception, Student
 
 SHARED = "_shared"  # what several notebooks use; a folder starting with "_" is no notebook
@@ -103,8 +103,6 @@ class GraderSuite:
         """The calls a student can see in the public checks (the public cases and their twins)."""
         key = (id(reference), function)
         if key not in self._public:
-            from ..publish import public_calls
-
             self._public[key] = public_calls(self, reference, function)
         return self._public[key]
 

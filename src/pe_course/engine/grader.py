@@ -1,38 +1,20 @@
-"""The vocabulary the hidden graders in ``graders/<assignment>/<notebook>/`` are written in.
+"""The Grader: what a check function of ``graders/<assignment>/<notebook>/`` receives.
 
-A grader module declares, for each graded function, the classes of input its clauses name, its
-checks, and its misconceptions::
-
-    EMBED = graded(
-        "embed",
-        InputClass("K3", "ids kosong", lambda ids, tok_table, pos_table: len(ids) == 0,
-                   twin=lambda ids, tok_table, pos_table: {"ids": [0], ...}),
-    )
-
-    @check("embed", "acak", clause="K2", title="ids (list atau array) dan tabel acak")
-    def embed_random(g: Grader) -> None:
-        g.for_all(s.embed_inputs, 25, lambda ex: g.expect("embed", *ex))
-
-    @misconception("embed", "missing-position", hint="Jangan lupa menambahkan pos_table[t].")
-    def embed_without_position(ids, tok_table, pos_table):
-        '''Only the token lookup; the position row is never added.'''
-        ...
-
-    @flawed("embed", "K4")
-    def embed_boundary_off_by_one(ids, tok_table, pos_table):
-        '''``>=`` for ``>``: refuses T = block_size.'''
-        ...
+It calls the student's function (in the sandbox, through ``student``), the reference (in this
+process), and compares them with the same code and messages as the public check; every failure goes
+into its :class:`~pe_course.engine.ledger.Ledger`, with what is needed to charge it to one clause.
+The graders' whole vocabulary (``check``, ``graded``, ``InputClass``, ``Grader``, ...) is imported
+from :mod:`pe_course.engine`.
 
 The unit of credit is the clause (the "Ketentuan yang dinilai" of the notebook, with its points):
-each check names the clause it enforces, every failure is charged to exactly one clause by the
-rule of :mod:`pe_course.public_checks`, and a cell's score is the sum of the points of the clauses
-nothing was charged to. ``Grader`` calls the student's function (in the sandbox), the reference
-(in this process) and compares them with the same code and messages as the public check.
+each check names the clause it enforces, every failure is charged to exactly one clause by the rule
+of :mod:`pe_course.public_checks`, and a cell's score is the sum of the points of the clauses
+nothing was charged to (:func:`pe_course.engine.grade.award`).
 
 A function that builds on another graded function (``rope_scores`` on ``apply_rope``) declares how
-with :func:`builds_on`. While it is graded, the upstream name in the student's code answers with
-correct values (``StudentProcess.upstream``), so a wrong ``apply_rope`` costs points in its own cell
-only; the declaration also carries the upstream's misconceptions over to the function built on it.
+with :func:`~pe_course.engine.declarations.builds_on`. While it is graded, the upstream name in the
+student's code answers with correct values (``StudentProcess.upstream``), so a wrong ``apply_rope``
+costs points in its own cell only.
 """
 
 from __future__ import annotations
@@ -48,67 +30,24 @@ from ..public_checks import (
     CheckFailed,
     Clause,
     ClauseVerdict,
-    Failure,
-    Gate,
     Membership,
     Outcome,
-    Pending,
     RaiseWatch,
     Step,
     as_array,
     assert_close,
-    brief,
     call_outcome,
     evidence_for,
-    first_real,
     judge,
     no_value,
-    resolve,
-    settle,
     show_call,
     trace,
-    unproven_form,
-    verdicts,
 )
 from .answers import graders_answers, student_answer
-from .declarations import (  # the graders' vocabulary, in one import
-    Check,
-    Composition,
-    Graded,
-    InputClass,
-    Misconception,
-    Student,
-    alternative,
-    builds_on,
-    careful,
-    check,
-    flawed,
-    graded,
-    misconception,
-    other_values,
-)
+from .declarations import Check, Graded
 from .drawing import SMALL_ENOUGH, draw, shrink
 from .inputs import call_key, memberships, size_of, twin_call
-
-__all__ = [
-    "CheckFailed",
-    "other_values",
-    "Composition",
-    "Misconception",
-    "Student",
-    "Grader",
-    "InputClass",
-    "as_array",
-    "assert_close",
-    "brief",
-    "alternative",
-    "builds_on",
-    "careful",
-    "check",
-    "flawed",
-    "graded",
-    "misconception",
-]
+from .ledger import Attempt, Ledger
 
 
 # --------------------------------------------------------------------------------------------
@@ -143,29 +82,23 @@ class Grader:
     """What a check function receives: the student's functions, the reference, and helpers.
 
     It offers properties the same ``call`` / ``array`` / ``close`` / ``fail`` as the public check's
-    checker, and collects every failure with what is needed to charge it to one clause.
+    checker, and writes every failure into ``ledger`` with what is needed to charge it to one clause.
     """
 
     student: Caller
     reference: Mapping[str, Callable[..., Any]]
     graded: Graded | None = None  # the function being graded
-    log: list[CallRecord] = field(default_factory=list)
-    failures: list[Failure] = field(default_factory=list)
-    evidence: set[str] = field(default_factory=set)  # clauses with at least one input answered right
-    check: Check | None = None  # the check running now
-    _pending: list[Pending] = field(default_factory=list)
-    found: dict[str, list[str]] = field(default_factory=dict)  # check name -> the failures it found
-    form_seen: bool = False  # a result of the promised form came back at least once
     public_calls: frozenset[str] = frozenset()  # call_key() of the public cases (and their twins)
-    watch: RaiseWatch = field(default_factory=RaiseWatch)
-    first_no_value: CheckFailed | None = None
-    _seen: list[str] | None = None  # inside for_all: the clauses this example's failures go to
-    _dry: bool = False  # while shrinking: failures are only looked at, not recorded
-    _only: str | None = None  # record only failures charged to this clause
+    log: list[CallRecord] = field(default_factory=list)
+    check: Check | None = None  # the check running now
+    ledger: Ledger = field(init=False)
     _outcomes: dict[str, Outcome] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.watch = RaiseWatch(self.graded.raises if self.graded else None)
+        graded = self.graded
+        self.ledger = Ledger(
+            graded.base if graded else BASE_CLAUSE, RaiseWatch(graded.raises if graded else None)
+        )
 
     # -- calling -----------------------------------------------------------------------------
     def ref(self, fn: str, *args: Any, **kwargs: Any) -> Any:
@@ -177,7 +110,7 @@ class Grader:
 
     def outcome(self, fn: str, *args: Any, **kwargs: Any) -> Outcome:
         outcome = self.student.call(fn, *args, **kwargs)
-        self.log.append(CallRecord(fn, args, kwargs, outcome, self._dry))
+        self.log.append(CallRecord(fn, args, kwargs, outcome, self.ledger.shrinking))
         return outcome
 
     def call(self, fn: str, *args: Any, **kwargs: Any) -> Any:
@@ -212,10 +145,11 @@ class Grader:
         expected = reference_outcome(self.reference[fn], args, kwargs)
         outcome = self.outcome(fn, *args, **kwargs)
         failures = self._judge(fn, args, kwargs, outcome, expected, rtol, atol, what)
-        if self.graded is not None and fn == self.graded.function and not self._dry:
-            self.watch.saw(outcome, expected)
+        ledger = self.ledger
+        if self.graded is not None and fn == self.graded.function and not ledger.shrinking:
+            ledger.watch.saw(outcome, expected)
         if outcome.ok and expected.ok and not any(f.kind == "form" for f in failures):
-            self.form_seen = self.form_seen or call_key(fn, args, kwargs) not in self.public_calls
+            ledger.form_seen = ledger.form_seen or call_key(fn, args, kwargs) not in self.public_calls
         if not any(f.kind != "form" for f in failures):  # right values (a wrong form is the form clause's)
             self._evidence(fn, args, kwargs)
         if not failures:
@@ -223,10 +157,10 @@ class Grader:
         size = size_of((args, kwargs))
         for exc in failures:
             if exc.kind == "form":
-                self._charge(self.graded.form if self.graded and self.graded.form else self._base, exc, size)
+                self._charge(self.graded.form if self.graded and self.graded.form else ledger.base, exc, size)
             else:
-                if exc.kind == "no-value" and self.first_no_value is None:
-                    self.first_no_value = CheckFailed(str(exc), input=exc.input, obtained=exc.obtained)
+                if exc.kind == "no-value" and ledger.first_no_value is None:
+                    ledger.first_no_value = CheckFailed(str(exc), input=exc.input, obtained=exc.obtained)
                 answer = None
                 if outcome.ok and expected.ok:
                     answer = student_answer(self, fn, args, kwargs, outcome, expected.value, right=False)
@@ -247,7 +181,7 @@ class Grader:
         if outcome.kind == "raised" and outcome.error == error:
             shown = show_call(fn, args, kwargs)
             self._charge(
-                self.check.clause if self.check else self._base,
+                self._clause,
                 CheckFailed(
                     f"`{fn}` melempar {error} untuk input yang sah {shown}; {error} hanya untuk input "
                     "yang disebut ketentuan ini.",
@@ -282,33 +216,27 @@ class Grader:
         for clause in sorted(c for c, size in smallest.items() if size > SMALL_ENOUGH):
 
             def charged_here(example: Any, clause: str = clause) -> bool:
-                return clause in self._trying(body, example, dry=True)
+                return clause in self._trying(body, example, Attempt.looking())
 
             shrunk = shrink(strategy_factory, charged_here)
             if shrunk is not None:
-                self._trying(body, shrunk, only=clause)  # a smaller input for the message: never a new charge
+                self._trying(body, shrunk, Attempt.for_message(clause))
 
-    def _trying(
-        self, body: Callable[[Any], None], example: Any, dry: bool = False, only: str | None = None
-    ) -> set[str]:
-        """Run ``body`` on one example; the clauses its failures are (provisionally) charged to.
-        ``dry``: only find them out (while shrinking), record nothing; ``only``: record only the
-        failures charged to that clause."""
-        outer = self._seen, self._dry, self._only
-        self._seen, self._dry, self._only = [], dry, only
-        try:
+    def _trying(self, body: Callable[[Any], None], example: Any, attempt: Attempt | None = None) -> set[str]:
+        """Run ``body`` on one example through ``attempt`` (every failure kept, unless told otherwise);
+        the clauses its failures are (provisionally) charged to."""
+        with self.ledger.trying(attempt or Attempt()) as tried:
             try:
                 body(example)
             except CheckFailed as exc:
                 self.record(exc, size_of(example))
-            return set(self._seen)
-        finally:
-            self._seen, self._dry, self._only = outer
+        return tried.clauses
 
     # -- charging ------------------------------------------------------------------------------
     @property
-    def _base(self) -> str:
-        return self.graded.base if self.graded else BASE_CLAUSE
+    def _clause(self) -> str:
+        """The running check's clause: where a stated property that does not hold is charged."""
+        return self.check.clause if self.check else self.ledger.base
 
     def record(self, exc: CheckFailed, size: int) -> None:
         """A failure raised inside a check: a call that gave no value is charged by its input's class,
@@ -324,30 +252,13 @@ class Grader:
                 self.graded.form, exc, size
             )  # the form clause promises the shape: charged there once
         else:
-            self._charge(self.check.clause if self.check else self._base, exc, size)
+            self._charge(self._clause, exc, size)
 
-    def _charge(self, clause: str, exc: CheckFailed, size: int, own: bool = True) -> None:
-        if self._seen is not None:
-            self._seen.append(clause)
-        if self._dry or self._only not in (None, clause):
-            return
-        name = self._found(exc)
-        self.failures.append(
-            Failure(clause, str(exc), name, exc.input, exc.expected, exc.obtained, size, own)
-        )
+    def _charge(self, clause: str, exc: CheckFailed, size: int) -> None:
+        self.ledger.charge(clause, exc, size, self.check.name if self.check else "")
 
     def _defer(self, steps: list[Step], exc: CheckFailed, size: int, answer: Answer | None = None) -> None:
-        guess = resolve(steps, None, self._base)  # provisional: the evidence is not complete yet
-        if self._seen is not None:
-            self._seen.append(guess)
-        if self._dry or self._only not in (None, guess):
-            return
-        self._pending.append(Pending(steps, exc, self._found(exc), size, answer))
-
-    def _found(self, exc: CheckFailed) -> str:
-        name = self.check.name if self.check else ""
-        self.found.setdefault(name, []).append(str(exc))
-        return name
+        self.ledger.defer(steps, exc, size, self.check.name if self.check else "", answer)
 
     def _evidence(self, fn: str, args: tuple, kwargs: Mapping[str, Any]) -> None:
         """A right answer is evidence for the classes the input belongs to, unless the student could
@@ -361,7 +272,7 @@ class Grader:
         func = self.reference[fn]
         found = [Membership(c.clause) for c in memberships(self.graded, func, args, kwargs)]
         must_raise = reference_outcome(func, args, dict(kwargs)).kind == "raised"
-        self.evidence.update(evidence_for(found, must_raise, self._base))
+        self.ledger.evidence.update(evidence_for(found, must_raise, self.ledger.base))
 
     def _steps(self, fn, args, kwargs, outcome: Outcome, rtol: float, atol: float) -> list[Step]:
         """Where a failing call is charged (see :func:`pe_course.public_checks.trace`)."""
@@ -396,18 +307,10 @@ class Grader:
         return self._outcomes[key]
 
     def verdicts(self, clauses: Mapping[str, Clause]) -> list[ClauseVerdict]:
-        """Every clause's verdict, once all checks have run (the evidence is complete then)."""
-        self.failures += settle(self._pending, self.evidence, self._base, self.watch)
-        self._pending = []
-        form = self.graded.form if self.graded else None
-        found, why, where = first_real(graders_answers(self), str(self.first_no_value or ""))
-        return verdicts(
-            clauses.values(),
-            self.failures,
-            unproven_form(form, self.form_seen, self.first_no_value),
-            shown=self.evidence | ({form} if form and self.form_seen else set()),
-            gate=Gate(found, why, where),
-            function=self.graded.function if self.graded else "",
+        """Every clause's verdict, once all checks have run (see :meth:`Ledger.verdicts`)."""
+        graded = self.graded
+        return self.ledger.verdicts(
+            clauses, graded.form if graded else None, graded.function if graded else "", graders_answers(self)
         )
 
     @contextlib.contextmanager

@@ -1,4 +1,4 @@
-"""Autograde step: each ``test_<function>`` cell scored by the hidden graders (:func:`pe_course.engine.grade.grade_notebook`,
+"""Autograde step: each ``test_<function>`` cell scored by the hidden graders (:func:`pe_course.engine.grade_notebook`,
 where the score is decided), the JSON record written beside the notebook, and the cell's outputs
 showing what the student will read."""
 
@@ -14,8 +14,8 @@ from traitlets import Float, Unicode
 
 from ..course import GRADERS_DIR, graders_path
 from ..datafiles import sandbox_data_files
+from ..engine import grade_notebook
 from ..engine.discovery import load_suite
-from ..engine.grade import grade_notebook
 from ..feedback import cell_markdown, cell_text
 from ..notebook import grade_id, is_test_cell, load_reference
 from ..record import CellResult, CellStatus, GradingRecord, Note, NoteKind
