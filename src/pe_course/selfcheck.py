@@ -33,7 +33,7 @@ from .engine import grade_function, grade_notebook
 from .engine.diagnosis import InProcessCaller
 from .engine.discovery import load_suite
 from .notebook import load_reference, strip_solution_markers
-from .public_checks import close_enough, from_data, run_public
+from .public_checks import close_enough, from_data, preview_points, run_public
 from .publish import public_files
 from .sandbox import Sandbox
 
@@ -174,7 +174,7 @@ def _students(report: SelfCheck, suite: Any, reference: Any, wrong: list, public
         for name, implementation in degenerate_students(reference[function]).items():
             cell = _grade_in_process(suite, reference, function, implementation)
             verdicts, _, _ = run_public(function, implementation, public)
-            earned = sum(v.points for v in verdicts)
+            earned = sum(preview_points(v) for v in verdicts)
             report.rows.append(
                 (
                     "degenerate student",

@@ -3,7 +3,7 @@
 This package is the one code path for what a student reads about a check: the comparisons and
 their Indonesian messages, and the rule that decides which requirement (clause ``K1``, ``K2``, ...
 of a function's "Ketentuan yang dinilai") a failure is charged to. The hidden graders
-(``pe_course.checks``) use it while grading; a copy of it ships with every release as the folder
+(``pe_course.engine``) use it while grading; a copy of it ships with every release as the folder
 ``public_checks/``, beside the notebooks, where each ``test_<function>`` cell runs it in
 the student's kernel::
 
@@ -42,22 +42,16 @@ from .charging import (
     SAME_VALUES,
     TWIN_PASSED,
     UNCLEAR,
-    Clause,
-    ClauseVerdict,
     Failure,
-    Gate,
     Membership,
     Pending,
     RaiseWatch,
     Step,
-    clause_lines,
     evidence_for,
     relation,
     resolve,
     settle,
     trace,
-    verdict_lines,
-    verdicts,
     why,
 )
 from .compare import (
@@ -101,6 +95,15 @@ from .runner import (
     check_function,
     run_public,
     unproven_form,
+)
+from .verdicts import (
+    Clause,
+    ClauseVerdict,
+    Gate,
+    clause_lines,
+    preview_points,
+    verdict_lines,
+    verdicts,
 )
 
 __all__ = [
@@ -146,6 +149,7 @@ __all__ = [
     "outcome_from_data",
     "outcome_to_data",
     "plain",
+    "preview_points",
     "relation",
     "resolve",
     "run_public",

@@ -10,23 +10,19 @@ from typing import Any
 
 from .charging import (
     BASE_CLAUSE,
-    Clause,
-    ClauseVerdict,
     Failure,
-    Gate,
     Membership,
     Pending,
     RaiseWatch,
     evidence_for,
     settle,
     trace,
-    verdict_lines,
-    verdicts,
 )
 from .compare import as_array, assert_close, judge
 from .data import from_data, outcome_from_data
 from .evidence import Answer, first_real
 from .messages import CheckFailed, Outcome, call_outcome, no_value, plain, show_call
+from .verdicts import Clause, ClauseVerdict, Gate, preview_points, verdict_lines, verdicts
 
 # --------------------------------------------------------------------------------------------
 # The public check, in the student's kernel
@@ -288,7 +284,7 @@ def check_function(name: str, func: Callable[..., Any], folder: Path | None = No
     note = _upstream_note(name, func, folder)
     if note:
         print(f"\n{plain(note)}")
-    earned = sum(v.points for v in results)
+    earned = sum(preview_points(v) for v in results)
     print(f"\nPoin pada kasus publik: {earned:g} dari {total:g}.")
     summary = [
         f"`{name}`: ketentuan {', '.join(v.clause.id for v in failed)} belum terpenuhi pada kasus publik."
