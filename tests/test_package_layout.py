@@ -15,6 +15,7 @@ MAX_LINES = 450
 # a file that grows past this is split by concern (checks_rope.py beside checks.py), not by length.
 GRADERS = (REPO / "graders", REPO / "tests" / "fixtures" / "course" / "graders")
 MAX_GRADER_LINES = 300
+MAX_ENGINE_LINES = 350  # engine/ and public_checks/ (issue 33's limit, ahead of the rest)
 # Modules still over the limit, with where their split is tracked. Empty this as they are split.
 OVER_LIMIT: dict[str, str] = {}
 
@@ -41,6 +42,17 @@ def test_no_module_over_the_size_limit():
     assert not settled, f"split or gone, so no longer an exception: remove from OVER_LIMIT: {settled}"
 
 
+def test_the_engine_and_the_shipped_checks_are_small_modules():
+    """Where a score is decided is read often: its modules keep under the limit issue 33 sets for all."""
+    sizes = {
+        str(path.relative_to(PACKAGE)): len(path.read_text(encoding="utf-8").splitlines())
+        for folder in (PACKAGE / "engine", PACKAGE / "public_checks")
+        for path in folder.glob("*.py")
+    }
+    over = {name: lines for name, lines in sizes.items() if lines > MAX_ENGINE_LINES}
+    assert not over, f"modules over {MAX_ENGINE_LINES} lines (split them by concern): {over}"
+
+
 def test_no_grader_file_over_the_size_limit():
     sizes = {
         str(path.relative_to(REPO)): len(path.read_text(encoding="utf-8").splitlines())
@@ -60,8 +72,33 @@ MAY_IMPORT = {
     "pe_course.attention": set(),
     "pe_course.interruption": set(),  # Ctrl-C and kill: signal handling under everything
     "pe_course.precision": set(),
+    # the one place a score is decided: the graders' vocabulary, the charging rule it ships, the student's
+    # code in the sandbox, and the record it returns
+    "pe_course.engine": {
+        "pe_course.public_checks",
+        "pe_course.sandbox",
+        "pe_course.record",
+        "pe_course.notebook",
+    },
 }
-NEVER_IMPORTS = {"pe_course.record": {"pe_course.sandbox"}}
+# What grading never reaches, not even through another module: the autograde step that calls it, the
+# round around it, the release and self-validation that call it, the command, and nbgrader.
+ENGINE_NEVER_REACHES = (
+    "pe_course.steps",
+    "pe_course.round",
+    "pe_course.grading_round",
+    "pe_course.grading_task",
+    "pe_course.build",
+    "pe_course.release",
+    "pe_course.publish",
+    "pe_course.selfcheck",
+    "pe_course.cli",
+    "nbgrader",
+)
+NEVER_IMPORTS = {
+    "pe_course.record": {"pe_course.sandbox"},
+    "pe_course.engine": {p for p in ENGINE_NEVER_REACHES if p.startswith("pe_course.")},
+}
 
 
 def _imported_packages(graph, package: str) -> set[str]:
@@ -88,3 +125,13 @@ def test_lower_layers_import_nothing_above_them():
     assert importers <= {"pe_course.cli"}, (
         f"only the command's entry points import pe_course.cli: {importers}"
     )
+
+
+def test_grading_reaches_no_step_round_release_command_or_nbgrader():
+    graph = grimp.build_graph("pe_course", include_external_packages=True, cache_dir=None)
+    reached = {
+        target: sorted(" -> ".join(chain) for chain in graph.find_shortest_chains("pe_course.engine", target))
+        for target in ENGINE_NEVER_REACHES
+        if target in graph.modules
+    }
+    assert not any(reached.values()), f"pe_course.engine reaches: { {t: c for t, c in reached.items() if c} }"
