@@ -55,8 +55,8 @@ def phase(name: str, students: int) -> dict:
     times = []
     if name == "graders":
         from pe_course.course import Course
+        from pe_course.engine import grade_notebook
         from pe_course.engine.discovery import load_suite
-        from pe_course.engine.grade import grade_notebook
         from pe_course.notebook import load_reference
         from pe_course.sandbox import Sandbox
 
