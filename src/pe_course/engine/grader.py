@@ -54,6 +54,9 @@ from .ledger import Attempt, Ledger
 # Running checks
 # --------------------------------------------------------------------------------------------
 class Caller(Protocol):
+    """The student's functions: the sandboxed worker (``StudentProcess``), or trusted code called in
+    this process (:class:`~pe_course.engine.diagnosis.InProcessCaller`)."""
+
     upstream: dict[
         str, tuple[str, Callable[..., Any]]
     ]  # dependent -> (upstream name, trusted implementation)
