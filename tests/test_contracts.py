@@ -17,9 +17,9 @@ import nbformat
 import pytest
 from conftest import FUNCTIONS, GRADERS, NOTEBOOKS, REPO
 
-from pe_course import checks as checks_module
 from pe_course.contracts import parse_contracts
 from pe_course.engine import grade_function
+from pe_course.engine import grader as checks_module
 from pe_course.engine.diagnosis import InProcessCaller
 from pe_course.engine.inputs import arguments, call_key, memberships
 from pe_course.public_checks import Clause, Outcome

@@ -17,7 +17,7 @@ from pe_course.degenerate import degenerate_students
 from pe_course.engine import grade_function, grade_notebook
 from pe_course.engine.diagnosis import InProcessCaller
 from pe_course.engine.discovery import load_suite
-from pe_course.public_checks import run_public
+from pe_course.public_checks import preview_points, run_public
 from pe_course.sandbox import Sandbox
 from pe_course.selfcheck import hard_coder
 
@@ -178,7 +178,7 @@ def test_code_that_does_nothing_useful_earns_nothing(fn, kind, suite, reference)
     assert cell.score == 0, [(c.clause, c.message) for c in cell.clauses if c.passed]
     assert all(c.message for c in cell.clauses), "every lost clause says why"
     verdicts, _, _ = run_public(fn, implementation, PUBLIC)
-    assert sum(v.points for v in verdicts) == 0, [v.clause.id for v in verdicts if v.passed]
+    assert sum(preview_points(v) for v in verdicts) == 0, [v.clause.id for v in verdicts if v.passed]
 
 
 @pytest.mark.parametrize("fn", FUNCTIONS)
@@ -253,13 +253,13 @@ def test_self_validation_refuses_graders_that_keep_points_by_default(monkeypatch
     doubted). Self-validation must then refuse the
     toy assignment's graders because degenerate students earn points, by the graders and by the
     public check; with the rule as it is, the same students earn nothing."""
-    from pe_course import checks as grader_module
     from pe_course.course import Course
+    from pe_course.engine import ledger as grader_module
     from pe_course.notebook import load_reference
     from pe_course.public_checks import charging
     from pe_course.public_checks import runner as public_runner
-    from pe_course.public_checks.charging import Gate
     from pe_course.public_checks.evidence import REAL
+    from pe_course.public_checks.verdicts import Gate
     from pe_course.selfcheck import SelfCheck, _students, _write_public_checks
 
     toy = Course(REPO / "tests" / "fixtures" / "course", "toy-attention")
