@@ -56,8 +56,7 @@ def test_no_grader_file_over_the_size_limit():
 # above it, the record does not import the sandbox, and nothing but the command's entry points imports it.
 MAY_IMPORT = {
     "pe_course.public_checks": set(),  # shipped verbatim beside the notebooks: stdlib and NumPy only
-    "pe_course.sandbox": {"pe_course.public_checks", "pe_course.attention", "pe_course.interruption"},
-    "pe_course.attention": set(),
+    "pe_course.sandbox": {"pe_course.public_checks", "pe_course.record", "pe_course.interruption"},
     "pe_course.interruption": set(),  # Ctrl-C and kill: signal handling under everything
     "pe_course.precision": set(),
 }

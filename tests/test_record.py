@@ -24,7 +24,7 @@ from pe_course.record import (
     Note,
     NoteKind,
 )
-from pe_course.record_schema import json_schema
+from pe_course.record.schema import json_schema
 
 
 def sample_record() -> GradingRecord:

@@ -11,7 +11,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from .record import RECORD_VERSION, CellStatus, CheckResult, ClauseResult, NoteKind, atomic_write
+from .model import RECORD_VERSION, CellStatus, CheckResult, ClauseResult, NoteKind, atomic_write
 
 
 def json_schema() -> dict[str, Any]:
@@ -139,7 +139,7 @@ SCHEMA_PATH = Path("docs") / "grading-record.schema.json"
 
 
 if __name__ == "__main__":  # python -m pe_course.record_schema: regenerate docs/grading-record.schema.json
-    from .course import find_root
+    from ..course import find_root
 
     target = find_root() / SCHEMA_PATH
     atomic_write(target, json.dumps(json_schema(), indent=2) + "\n")
