@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 
 def notes_of(rec) -> list[str]:
-    return [str(Note.parse(n)) for n in rec["notes"]]
+    return [str(Note.from_dict(n)) for n in rec["notes"]]
 
 
 def graded_summary(out) -> dict:

@@ -13,7 +13,7 @@ import pytest
 from conftest import reference_nb, requires_bwrap, with_code
 
 from pe_course.diagnosis import InProcessCaller
-from pe_course.feedback import cell_markdown
+from pe_course.record.feedback import cell_markdown
 from pe_course.sandbox import Sandbox
 from pe_course.score import _grade_function, grade_notebook
 

@@ -12,7 +12,6 @@ import jsonschema
 import pytest
 from conftest import REPO
 
-from pe_course.feedback import cell_markdown
 from pe_course.record import (
     RECORD_VERSION,
     Attention,
@@ -23,7 +22,9 @@ from pe_course.record import (
     GradingRecord,
     Note,
     NoteKind,
+    attention,
 )
+from pe_course.record.feedback import cell_markdown
 from pe_course.record.schema import json_schema
 
 
@@ -82,7 +83,7 @@ def sample_record() -> GradingRecord:
 def test_the_schema_in_docs_is_generated_from_the_classes():
     committed = json.loads((REPO / "docs" / "grading-record.schema.json").read_text(encoding="utf-8"))
     assert committed == json_schema(), (
-        "run `python -m pe_course.record_schema` to regenerate docs/grading-record.schema.json"
+        "run `python -m pe_course.record.schema` to regenerate docs/grading-record.schema.json"
     )
 
 
@@ -137,14 +138,13 @@ def test_version_2_notes_and_damaged_parts_are_read_safely(tmp_path):
 
 
 def test_attention_is_decided_in_one_place():
-    found = sample_record().attention()
+    found = attention(sample_record())
     kinds = [a.kind for a in found]
     assert kinds == ["restored-cell", "timeout", "resource-limit", "timeout"]
     assert found[0] == Attention("restored-cell", "test_one_hot")
     assert "over the memory limit" in found[2].detail and found[3].detail == "test_one_hot (one_hot)"
     assert (
-        GradingRecord("01_embedding", [CellResult("test_embed", "embed", 3.0, 3.0)], "bwrap").attention()
-        == []
+        attention(GradingRecord("01_embedding", [CellResult("test_embed", "embed", 3.0, 3.0)], "bwrap")) == []
     )
 
 

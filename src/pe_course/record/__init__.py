@@ -1,24 +1,27 @@
-"""The grading record: what the hidden graders decided for one notebook (``<notebook>.grading.json``).
+"""The grading record: what the hidden graders decided for one notebook (``<notebook>.grading.json``),
+the one object every view reads (the command's summary, the report, the feedback, the regrade).
 
-- :mod:`.model` the typed record (``GradingRecord`` and its cells, clauses, checks and notes), read and
-  written as JSON;
+- :mod:`.model` the typed record: ``GradingRecord`` and its cells, clauses, checks, notes and
+  misconceptions (with their hints); :mod:`.codec` its JSON, read from the classes' fields;
+  :mod:`.legacy` what older versions wrote;
 - :mod:`.schema` its JSON Schema (``docs/grading-record.schema.json``), generated from the classes;
-- :mod:`.attention` what in a record is worth an instructor's look.
+- :mod:`.outcomes` every status, note kind and reason for a look, once, in English and Indonesian;
+- :mod:`.attention` what in a record is worth an instructor's look;
+- :mod:`.feedback` the Indonesian feedback of a test cell, from its result.
 """
 
+from .attention import Attention, attention, notebook_attention
 from .model import (
     RECORD_VERSION,
-    Attention,
     CellResult,
-    CellStatus,
     CheckResult,
     ClauseResult,
     GradingRecord,
+    Misconception,
     Note,
-    NoteKind,
     atomic_write,
-    notebook_attention,
 )
+from .outcomes import CellStatus, NoteKind
 
 __all__ = [
     "RECORD_VERSION",
@@ -28,8 +31,10 @@ __all__ = [
     "CheckResult",
     "ClauseResult",
     "GradingRecord",
+    "Misconception",
     "Note",
     "NoteKind",
     "atomic_write",
+    "attention",
     "notebook_attention",
 ]

@@ -1,14 +1,70 @@
-"""What in a grading record is worth an instructor's look, in the words the sandbox writes it with: the
-isolation line of a run without bubblewrap, and resource figures near or over a group's limit.
+"""What in a grading record is worth an instructor's look: decided here alone, for ``pe-course grade``'s
+summary and the report. Each finding is one kind of :data:`~pe_course.record.outcomes.OUTCOMES` with a
+detail in English.
 
-The sandbox writes these facts (:mod:`pe_course.sandbox`), the record reads them
-(:meth:`pe_course.record.GradingRecord.attention`); this module imports neither, so the record does not
-import the sandbox.
+The sandbox writes the facts read here (the isolation line, the resource figures of each run), in its
+own words (:mod:`pe_course.sandbox.usage`); this package imports no sandbox.
 """
 
 from __future__ import annotations
 
-UNISOLATED = "NOT ISOLATED"  # how the isolation line of a run without bubblewrap begins
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model import MAX_NOTES, GradingRecord
+from .outcomes import CellStatus
+
+
+@dataclass(frozen=True)
+class Attention:
+    """Why a notebook needs an instructor's look: one kind (a status, note kind or resource finding)."""
+
+    kind: str
+    detail: str = ""
+
+
+def notebook_attention(
+    submitted: Path, graded: Path, student: str, notebook: str
+) -> tuple[GradingRecord | None, list[Attention]]:
+    """One notebook of one student: its record (if readable) and everything in it worth a look.
+
+    ``submitted`` and ``graded`` are the student's folders of the assignment.
+    """
+    if not (submitted / f"{notebook}.ipynb").is_file() and not (graded / f"{notebook}.ipynb").is_file():
+        return None, [Attention("missing-notebook")]
+    try:
+        record = GradingRecord.read(graded / f"{notebook}.grading.json")
+    except FileNotFoundError:
+        return None, [Attention("no-grading-record")]
+    except (OSError, ValueError) as exc:
+        return None, [Attention("unreadable-grading-record", f"{type(exc).__name__}: {str(exc)[:200]}")]
+    found = []
+    if record.student is not None and record.student != student:
+        found.append(Attention("record-mismatch", f"record is for {record.student[:200]}"))
+    return record, found + attention(record)
+
+
+def attention(record: GradingRecord) -> list[Attention]:
+    """Everything in a record worth an instructor's look."""
+    found = [Attention(note.kind.value, note.detail) for note in record.notes[:MAX_NOTES]]
+    if record.timed_out_cells:
+        found.append(
+            Attention(
+                "timeout",
+                f"notebook cell(s) {', '.join(map(str, record.timed_out_cells[:20]))} "
+                "timed out while the notebook ran",
+            )
+        )
+    for kind, detail in resource_attention(record.resources):
+        found.append(Attention(kind, detail))
+    for cell in record.cells:
+        if cell.status in (CellStatus.TIMEOUT, CellStatus.CRASHED, CellStatus.RESOURCE_LIMIT):
+            found.append(Attention(cell.status.value, f"{cell.grade_id} ({cell.function})"))
+    if record.unisolated:
+        found.append(Attention("unisolated", "graded without bubblewrap (opted in with --unisolated)"))
+    return found
+
+
 NEAR = 0.8  # a run that used this share of a limit is reported as close to it
 
 

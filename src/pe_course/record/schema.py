@@ -1,146 +1,89 @@
 """The JSON Schema of a ``.grading.json`` record (``docs/grading-record.schema.json``), generated from
-the classes of :mod:`pe_course.record`: ``python -m pe_course.record_schema`` regenerates it, and
+the classes of :mod:`.model` (their fields, types and ``doc`` metadata: the same description of the
+shape that :mod:`.codec` writes and reads). ``python -m pe_course.record.schema`` regenerates it, and
 ``tests/test_record.py`` checks the committed file against the classes."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import types
+import re
 import typing
+from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, is_typeddict
 
-from .model import RECORD_VERSION, CellStatus, CheckResult, ClauseResult, NoteKind, atomic_write
+from .codec import derived, field_types, optional
+from .model import RECORD_VERSION, GradingRecord, atomic_write
+
+SCHEMA_PATH = Path("docs") / "grading-record.schema.json"
+_JSON_TYPES = {str: "string", bool: "boolean", float: "number", int: "integer", dict: "object"}
 
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of a ``.grading.json`` record of the current version."""
-    check = _object_schema(CheckResult)
-    clause = _object_schema(ClauseResult)
-    cell = {
-        "type": "object",
-        "required": [
-            "grade_id",
-            "function",
-            "score",
-            "max_score",
-            "status",
-            "clauses",
-            "checks",
-            "misconceptions",
-        ],
-        "properties": {
-            "grade_id": {"type": "string"},
-            "function": {"type": "string"},
-            "score": {"type": "number"},
-            "max_score": {"type": "number"},
-            "status": {"enum": [s.value for s in CellStatus]},
-            "clauses": {
-                "type": "array",
-                "items": {"$ref": "#/$defs/clause"},
-                "description": "the function's clauses (Ketentuan yang dinilai): the unit of credit",
-            },
-            "checks": {"type": "array", "items": {"$ref": "#/$defs/check"}},
-            "misconceptions": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "ids of the catalogued misconceptions diagnosed (graders/)",
-            },
-        },
-        "additionalProperties": False,
-    }
-    note = {
-        "type": "object",
-        "required": ["kind", "detail"],
-        "additionalProperties": False,
-        "properties": {"kind": {"enum": [k.value for k in NoteKind]}, "detail": {"type": "string"}},
-    }
+    defs: dict[str, Any] = {}
+    record = _object(GradingRecord, defs)
+    record["properties"]["version"] = {"const": RECORD_VERSION}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://pe-course/grading-record.schema.json",
         "title": "pe-course grading record (<notebook>.grading.json)",
         "description": "Written next to each autograded notebook by pe_course (GradingRecord.to_dict).",
-        "type": "object",
-        "required": [
-            "version",
-            "student",
-            "assignment",
-            "notebook",
-            "score",
-            "max_score",
-            "isolation",
-            "seconds",
-            "notes",
-            "cell_errors",
-            "timed_out_cells",
-            "resources",
-            "graders_version",
-            "regrade",
-            "cells",
-        ],
-        "properties": {
-            "version": {"const": RECORD_VERSION},
-            "student": {"type": ["string", "null"]},
-            "assignment": {"type": ["string", "null"]},
-            "notebook": {"type": "string"},
-            "score": {"type": "number"},
-            "max_score": {"type": "number"},
-            "isolation": {"type": "string", "description": "how the student's code was isolated"},
-            "seconds": {"type": "number"},
-            "notes": {"type": "array", "items": {"$ref": "#/$defs/note"}},
-            "cell_errors": {
-                "type": "array",
-                "items": {"type": "object"},
-                "description": "top-level code cells that failed while the graders loaded the code",
-            },
-            "timed_out_cells": {"type": "array", "items": {"type": "integer"}},
-            "resources": {
-                "type": "object",
-                "additionalProperties": {"type": "object"},
-                "description": "per sandboxed run (execute, score): peak_memory, peak_processes, "
-                "cpu_seconds, hits, limits",
-            },
-            "graders_version": {
-                "type": "string",
-                "description": "hash of the graders (graders/<assignment>/) and the release that graded it",
-            },
-            "regrade": {
-                "type": ["object", "null"],
-                "description": "what changed since the record this one replaced: old and new score, the "
-                "graders' versions, and per clause the check, input and old and new verdict",
-            },
-            "cells": {"type": "array", "items": {"$ref": "#/$defs/cell"}},
-        },
-        "additionalProperties": False,
-        "$defs": {"clause": clause, "check": check, "cell": cell, "note": note},
+        **record,
+        "$defs": defs,
     }
 
 
-_JSON_TYPES = {str: "string", bool: "boolean", float: "number", int: "integer"}
+def _object(cls: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    """A dataclass (its fields, then what it derives) or a TypedDict as a JSON object."""
+    if is_typeddict(cls):
+        kinds = typing.get_type_hints(cls)
+        docs: dict[str, str] = {}
+    else:
+        fields = field_types(cls)
+        kinds = {f.name: kind for f, kind in fields} | derived(cls)
+        docs = {f.name: f.metadata["doc"] for f, _ in fields if "doc" in f.metadata}
+    properties = {}
+    for name, kind in kinds.items():
+        properties[name] = _value(kind, defs) | ({"description": docs[name]} if name in docs else {})
+    return {
+        "type": "object",
+        "required": list(kinds),
+        "properties": properties,
+        "additionalProperties": False,
+    }
 
 
-def _object_schema(cls) -> dict[str, Any]:
-    hints = typing.get_type_hints(cls)
-    properties, required = {}, []
-    for f in dataclasses.fields(cls):
-        kind = hints[f.name]
-        if isinstance(kind, types.UnionType):
-            kind = next(a for a in typing.get_args(kind) if a is not type(None))
-        if typing.get_origin(kind) is list:
-            properties[f.name] = {"type": "array", "items": {"type": _JSON_TYPES[typing.get_args(kind)[0]]}}
-        else:
-            properties[f.name] = {"type": _JSON_TYPES[kind]}
-        required.append(f.name)
-    return {"type": "object", "required": required, "properties": properties, "additionalProperties": False}
+def _value(kind: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    inner = optional(kind)
+    if inner is not None:
+        return {"type": [_JSON_TYPES[typing.get_origin(inner) or inner], "null"]}
+    origin = typing.get_origin(kind)
+    if origin is list:
+        return {"type": "array", "items": _value(typing.get_args(kind)[0], defs)}
+    if origin is dict:
+        values = typing.get_args(kind)[1]
+        return {"type": "object"} | ({} if values is Any else {"additionalProperties": _value(values, defs)})
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return {"enum": [k.value for k in kind]}
+    if dataclasses.is_dataclass(kind) or is_typeddict(kind):
+        name = _def_name(kind)
+        if name not in defs:
+            defs[name] = {}  # taken before its fields are read
+            defs[name] = _object(kind, defs)
+        return {"$ref": f"#/$defs/{name}"}
+    return {"type": _JSON_TYPES[kind]}
 
 
-SCHEMA_PATH = Path("docs") / "grading-record.schema.json"
+def _def_name(cls: type) -> str:
+    """``CheckResult`` -> ``check``, ``Note`` -> ``note``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "-", cls.__name__.removesuffix("Result")).lower()
 
 
-if __name__ == "__main__":  # python -m pe_course.record_schema: regenerate docs/grading-record.schema.json
-    from ..course import find_root
-
-    target = find_root() / SCHEMA_PATH
+if (
+    __name__ == "__main__"
+):  # python -m pe_course.record.schema, in the project: regenerate docs/grading-record.schema.json
+    target = Path.cwd() / SCHEMA_PATH
     atomic_write(target, json.dumps(json_schema(), indent=2) + "\n")
     print(f"wrote {target}")
