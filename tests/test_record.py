@@ -21,10 +21,10 @@ from pe_course.record import (
     CheckResult,
     ClauseResult,
     GradingRecord,
-    Misconception,
+    MisconceptionResult,
     Note,
     NoteKind,
-    attention,
+    record_attention,
 )
 from pe_course.record.feedback import cell_markdown
 from pe_course.record.outcomes import OUTCOMES, english, indonesian
@@ -141,13 +141,16 @@ def test_version_2_notes_and_damaged_parts_are_read_safely(tmp_path):
 
 
 def test_attention_is_decided_in_one_place():
-    found = attention(sample_record())
+    found = record_attention(sample_record())
     kinds = [a.kind for a in found]
     assert kinds == ["restored-cell", "timeout", "resource-limit", "timeout"]
     assert found[0] == Attention("restored-cell", "test_one_hot")
     assert "over the memory limit" in found[2].detail and found[3].detail == "test_one_hot (one_hot)"
     assert (
-        attention(GradingRecord("01_embedding", [CellResult("test_embed", "embed", 3.0, 3.0)], "bwrap")) == []
+        record_attention(
+            GradingRecord("01_embedding", [CellResult("test_embed", "embed", 3.0, 3.0)], "bwrap")
+        )
+        == []
     )
 
 
@@ -224,7 +227,7 @@ def test_the_schema_is_the_classes_fields():
     schema = json_schema()
     for name, cls in (("cell", CellResult), ("clause", ClauseResult), ("check", CheckResult), ("note", Note)):
         assert schema["$defs"][name]["required"] == [f.name for f in dataclasses.fields(cls)]
-    assert schema["$defs"]["misconception"]["required"] == list(Misconception.__annotations__)
+    assert schema["$defs"]["misconception"]["required"] == list(MisconceptionResult.__annotations__)
     data = sample_record().to_dict()
     assert sorted(data) == sorted(schema["required"]) == sorted(schema["properties"])
     assert sorted(data["cells"][0]) == sorted(schema["$defs"]["cell"]["required"])
@@ -238,5 +241,5 @@ def test_every_outcome_is_named_once_with_its_texts():
     assert kinds == set(OUTCOMES)
     assert all(english(k) != k and english(k) for k in kinds)
     assert [s for s in CellStatus if not indonesian(s)] == [CellStatus.OK]
-    assert {a.kind for a in attention(sample_record())} <= set(OUTCOMES)
+    assert {a.kind for a in record_attention(sample_record())} <= set(OUTCOMES)
     assert english("made-up") == "made-up" and indonesian("made-up") == ""

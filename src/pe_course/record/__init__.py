@@ -10,14 +10,14 @@ the one object every view reads (the command's summary, the report, the feedback
 - :mod:`.feedback` the Indonesian feedback of a test cell, from its result.
 """
 
-from .attention import Attention, attention, notebook_attention
+from .attention import Attention, notebook_attention, record_attention
 from .model import (
     RECORD_VERSION,
     CellResult,
     CheckResult,
     ClauseResult,
     GradingRecord,
-    Misconception,
+    MisconceptionResult,
     Note,
     atomic_write,
 )
@@ -31,10 +31,10 @@ __all__ = [
     "CheckResult",
     "ClauseResult",
     "GradingRecord",
-    "Misconception",
+    "MisconceptionResult",
     "Note",
     "NoteKind",
     "atomic_write",
-    "attention",
+    "record_attention",
     "notebook_attention",
 ]

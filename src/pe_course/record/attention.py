@@ -41,10 +41,10 @@ def notebook_attention(
     found = []
     if record.student is not None and record.student != student:
         found.append(Attention("record-mismatch", f"record is for {record.student[:200]}"))
-    return record, found + attention(record)
+    return record, found + record_attention(record)
 
 
-def attention(record: GradingRecord) -> list[Attention]:
+def record_attention(record: GradingRecord) -> list[Attention]:
     """Everything in a record worth an instructor's look."""
     found = [Attention(note.kind.value, note.detail) for note in record.notes[:MAX_NOTES]]
     if record.timed_out_cells:

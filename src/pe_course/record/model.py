@@ -107,7 +107,7 @@ class ClauseResult:
         return cls(**values) if values["clause"] else None
 
 
-class Misconception(TypedDict):
+class MisconceptionResult(TypedDict):
     """A catalogued misconception the graders diagnosed, with the hint its student was given."""
 
     id: str
@@ -128,7 +128,7 @@ class CellResult:
         metadata=_doc("the function's clauses (Ketentuan yang dinilai): the unit of credit"),
     )
     checks: list[CheckResult] = field(default_factory=list)
-    misconceptions: list[Misconception] = field(
+    misconceptions: list[MisconceptionResult] = field(
         default_factory=list,
         metadata=_doc(
             "the catalogued misconceptions diagnosed (graders/), each with the hint its student was given"
