@@ -248,7 +248,7 @@ def beside_the_notebooks(folder: Path, dest: Path) -> None:
 
 def notes_of(record: dict) -> list[str]:
     """A record's notes as "kind: detail" text (what the assertions read)."""
-    return [str(Note.parse(n)) for n in record["notes"]]
+    return [str(Note.from_dict(n)) for n in record["notes"]]
 
 
 class CourseCopy:

@@ -14,7 +14,7 @@ from conftest import reference_nb, requires_bwrap, with_code
 
 from pe_course.engine import grade_function, grade_notebook
 from pe_course.engine.diagnosis import InProcessCaller
-from pe_course.feedback import cell_markdown
+from pe_course.record.feedback import cell_markdown
 from pe_course.sandbox import Sandbox
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import reference_nb, requires_bwrap, with_code
 
-from pe_course.attention import resource_attention as attention
+from pe_course.record.attention import resource_attention as attention
 from pe_course.sandbox import Limits, MiB, Sandbox
 from pe_course.sandbox.client import StudentProcess
 from pe_course.sandbox.groups import mechanism

@@ -68,10 +68,10 @@ def test_no_grader_file_over_the_size_limit():
 # above it, the record does not import the sandbox, and nothing but the command's entry points imports it.
 MAY_IMPORT = {
     "pe_course.public_checks": set(),  # shipped verbatim beside the notebooks: stdlib and NumPy only
-    "pe_course.sandbox": {"pe_course.public_checks", "pe_course.attention", "pe_course.interruption"},
-    "pe_course.attention": set(),
+    "pe_course.sandbox": {"pe_course.public_checks", "pe_course.record", "pe_course.interruption"},
     "pe_course.interruption": set(),  # Ctrl-C and kill: signal handling under everything
     "pe_course.precision": set(),
+    "pe_course.record": {"pe_course.public_checks"},  # the feedback's words are the public checks'
     # the one place a score is decided: the graders' vocabulary, the charging rule it ships, the student's
     # code in the sandbox, and the record it returns
     "pe_course.engine": {
@@ -95,8 +95,18 @@ ENGINE_NEVER_REACHES = (
     "pe_course.cli",
     "nbgrader",
 )
+# The record is what every view reads: it imports none of them, nor what grades or runs (issue 33).
 NEVER_IMPORTS = {
-    "pe_course.record": {"pe_course.sandbox"},
+    "pe_course.record": {
+        "pe_course.sandbox",
+        "pe_course.engine",
+        "pe_course.steps",
+        "pe_course.round",
+        "pe_course.build",
+        "pe_course.report",
+        "pe_course.cli",
+        "pe_course.lms",
+    },
     "pe_course.engine": {p for p in ENGINE_NEVER_REACHES if p.startswith("pe_course.")},
 }
 

@@ -6,13 +6,13 @@ diff): the Indonesian feedback a test cell shows for each status.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import jsonschema
 import pytest
 from conftest import REPO
 
-from pe_course.feedback import cell_markdown
 from pe_course.record import (
     RECORD_VERSION,
     Attention,
@@ -21,10 +21,14 @@ from pe_course.record import (
     CheckResult,
     ClauseResult,
     GradingRecord,
+    MisconceptionResult,
     Note,
     NoteKind,
+    record_attention,
 )
-from pe_course.record_schema import json_schema
+from pe_course.record.feedback import cell_markdown
+from pe_course.record.outcomes import OUTCOMES, english, indonesian
+from pe_course.record.schema import json_schema
 
 
 def sample_record() -> GradingRecord:
@@ -82,7 +86,7 @@ def sample_record() -> GradingRecord:
 def test_the_schema_in_docs_is_generated_from_the_classes():
     committed = json.loads((REPO / "docs" / "grading-record.schema.json").read_text(encoding="utf-8"))
     assert committed == json_schema(), (
-        "run `python -m pe_course.record_schema` to regenerate docs/grading-record.schema.json"
+        "run `python -m pe_course.record.schema` to regenerate docs/grading-record.schema.json"
     )
 
 
@@ -137,13 +141,15 @@ def test_version_2_notes_and_damaged_parts_are_read_safely(tmp_path):
 
 
 def test_attention_is_decided_in_one_place():
-    found = sample_record().attention()
+    found = record_attention(sample_record())
     kinds = [a.kind for a in found]
     assert kinds == ["restored-cell", "timeout", "resource-limit", "timeout"]
     assert found[0] == Attention("restored-cell", "test_one_hot")
     assert "over the memory limit" in found[2].detail and found[3].detail == "test_one_hot (one_hot)"
     assert (
-        GradingRecord("01_embedding", [CellResult("test_embed", "embed", 3.0, 3.0)], "bwrap").attention()
+        record_attention(
+            GradingRecord("01_embedding", [CellResult("test_embed", "embed", 3.0, 3.0)], "bwrap")
+        )
         == []
     )
 
@@ -193,3 +199,47 @@ def test_the_feedback_of_each_status_matches_the_golden_file(status, file_regres
     cell = sample_record().cells[0]
     cell.status = status
     file_regression.check(cell_markdown(cell), extension=".md", basename=f"feedback_{status.value}")
+
+
+def test_a_record_keeps_the_hints_its_student_was_given(tmp_path):
+    record = sample_record()
+    again = GradingRecord.read(record.write(tmp_path / "01_embedding.grading.json"))
+    assert again.cells[0].misconceptions == [{"id": "concat-not-add", "hint": "Jumlahkan, jangan gabungkan."}]
+    assert again.to_dict() == record.to_dict()
+
+
+def test_a_record_written_before_hints_were_kept_still_loads():
+    """Version 5 and before: a misconception is its id alone; read back, its hint is empty (resume and
+    regrade read such records), and what is no id is dropped."""
+    data = sample_record().to_dict() | {"version": 5}
+    data["cells"][0]["misconceptions"] = ["concat-not-add", "", 7, {"id": "sin-cos-swapped"}]
+    cell = GradingRecord.from_dict(json.loads(json.dumps(data))).cells[0]
+    assert cell.misconceptions == [
+        {"id": "concat-not-add", "hint": ""},
+        {"id": "sin-cos-swapped", "hint": ""},
+    ]
+    assert "Kemungkinan miskonsepsi `concat-not-add`:** " in cell_markdown(cell)
+
+
+def test_the_schema_is_the_classes_fields():
+    """One description of the shape: each object of the schema has exactly its class's fields (and
+    what it derives), and a record written has exactly the properties the schema requires."""
+    schema = json_schema()
+    for name, cls in (("cell", CellResult), ("clause", ClauseResult), ("check", CheckResult), ("note", Note)):
+        assert schema["$defs"][name]["required"] == [f.name for f in dataclasses.fields(cls)]
+    assert schema["$defs"]["misconception"]["required"] == list(MisconceptionResult.__annotations__)
+    data = sample_record().to_dict()
+    assert sorted(data) == sorted(schema["required"]) == sorted(schema["properties"])
+    assert sorted(data["cells"][0]) == sorted(schema["$defs"]["cell"]["required"])
+
+
+def test_every_outcome_is_named_once_with_its_texts():
+    """Each status, note kind and reason for a look has its English text (the report); each status a
+    student can meet has its Indonesian one (the feedback)."""
+    kinds = {*CellStatus, *NoteKind, "resource-near", "unisolated", "missing-notebook", "no-grading-record"}
+    kinds |= {"unreadable-grading-record", "record-mismatch", "no-submission", "not-graded", "late"}
+    assert kinds == set(OUTCOMES)
+    assert all(english(k) != k and english(k) for k in kinds)
+    assert [s for s in CellStatus if not indonesian(s)] == [CellStatus.OK]
+    assert {a.kind for a in record_attention(sample_record())} <= set(OUTCOMES)
+    assert english("made-up") == "made-up" and indonesian("made-up") == ""

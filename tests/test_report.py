@@ -175,7 +175,7 @@ def test_collect_matches_gradebook_and_records(graded):
     } <= manual
     assert all(gid.startswith("answer_") for _, _, gid in data.manual)
 
-    # misconception from carol's record, hint from the graders' catalogue
+    # misconception from carol's record, with the hint the graders' catalogue gave her
     catalogue = {
         m.id: m.hint for m in load_suite(graded.course.graders).misconceptions["positional_encoding"]
     }
@@ -387,6 +387,31 @@ def test_students_without_submission_or_not_graded_need_attention(graded, tmp_pa
     _, page = parse(write_report(copy.course))
     rows = {(r.get("data-student"), r.get("data-notebook", ""), r.get("data-kind", "")) for r in page.rows}
     assert {("dave", "", "no-submission"), ("erin", "", "not-graded")} <= rows
+
+
+def test_hints_come_from_the_records_with_no_graders_folder(graded, tmp_path):
+    """The report reads the records alone: without the graders, carol's hint is still shown; a record
+    written before records kept hints (version 5: ids only) shows its misconception without one."""
+    hint = next(
+        m.hint
+        for m in load_suite(graded.course.graders).misconceptions["positional_encoding"]
+        if m.id == "sin-cos-swapped"
+    )
+    root = tmp_path / "course"
+    shutil.copytree(graded.root, root, ignore=shutil.ignore_patterns("reports", "graders"))
+    assert not (root / "graders").exists()
+    path = root / "autograded" / "bob" / ASSIGNMENT / "02_sinusoidal.grading.json"
+    record = json.loads(path.read_text(encoding="utf-8"))
+    record["version"] = 5
+    record["cells"][0]["misconceptions"] = ["an-old-id"]
+    path.write_text(json.dumps(record), encoding="utf-8")
+
+    data = collect(CourseCopy(root).course)
+    found = {m.id: (m.function, m.students, m.hint) for m in data.misconceptions}
+    assert found["sin-cos-swapped"] == ("positional_encoding", ["carol"], hint)
+    assert found["an-old-id"] == (record["cells"][0]["function"], ["bob"], None)
+    _, page = parse(write_report(CourseCopy(root).course, tmp_path / "out"))
+    assert " ".join(hint.split()) in page.plain and "(not in graders/misconceptions.py)" in page.plain
 
 
 V3_MESSAGE = "`one_hot` melempar IndexError untuk input one_hot([], 4): <b>index 0</b>"

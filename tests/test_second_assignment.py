@@ -223,7 +223,7 @@ def test_both_assignments_are_graded_in_the_same_course_each_by_its_own_graders(
     assert [c["name"] for c in toy_cell["checks"]] == toy_checks and toy_cell["max_score"] == toy_max
     assert [c["name"] for c in pe_cell["checks"]] == pe_checks and pe_cell["max_score"] == pe_max
     diagnosed = {
-        sid: [m for c in r["cells"] for m in c["misconceptions"]]
+        sid: [m["id"] for c in r["cells"] for m in c["misconceptions"]]
         for sid, r in course.local["records"].items()
     }
     assert diagnosed == {ANI.npm: [], CAGLA.npm: [], SITI.npm: ["unscaled-scores"]}

@@ -1,8 +1,6 @@
-"""Feedback for students: what they get back, readable offline, and how it reaches them.
+"""Feedback pages for students: what they get back, readable offline, and how it reaches them (the text
+of a graded test cell comes from its record: :mod:`pe_course.record.feedback`).
 
-- :func:`cell_markdown` / :func:`cell_text`: the Indonesian feedback a graded test cell shows
-  (score, each clause with its points and the failure charged to it, the hint of a diagnosed
-  misconception), in the same words as the public check students run before submitting;
 - :class:`RenderMath` (an nbgrader ``GenerateFeedback`` preprocessor): the formulas of the markdown
   cells become MathML when the feedback is built, so a student on a campus network without internet
   sees them rendered (browsers draw MathML themselves; MathJax from the CDN is no longer needed).
@@ -34,39 +32,6 @@ from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from .course import Course
-from .public_checks import clause_lines, plain
-from .record import CellResult, CellStatus
-
-STATUS_TEXT = {
-    CellStatus.MISSING_FUNCTION: "Fungsi ini tidak ditemukan di notebook yang dikumpulkan.",
-    CellStatus.TIMEOUT: "Fungsi ini melewati batas waktu pada sebagian pemanggilan.",
-    CellStatus.CRASHED: "Proses berhenti saat fungsi ini dijalankan.",
-    CellStatus.RESOURCE_LIMIT: "Fungsi ini melewati batas sumber daya (memori, jumlah proses, waktu CPU atau berkas).",
-    CellStatus.ERROR: "Fungsi ini melempar error pada setiap pemanggilan.",
-}
-
-
-def cell_markdown(cell: CellResult) -> str:
-    """The feedback of one graded test cell, as markdown (what students read in their feedback):
-    the score, then every clause of the function with its points and, where it was lost, the
-    failure charged to it (input, expected, obtained, why), then a diagnosed misconception's hint."""
-    lines = [f"**Penilaian otomatis `{cell.function}`: {cell.score:g} / {cell.max_score:g} poin**", ""]
-    intro = STATUS_TEXT.get(cell.status)
-    if intro:
-        lines += [intro, ""]
-    for c in cell.clauses:
-        message = c.message or ("Gagal." if not c.passed else "")
-        lines += clause_lines(c.clause, c.text, c.points, c.max_points, message, c.note)
-    for m in cell.misconceptions:
-        lines += ["", f"💡 **Kemungkinan miskonsepsi `{m['id']}`:** {m['hint']}"]
-    return "\n".join(lines)
-
-
-def cell_text(cell: CellResult) -> str:
-    """The same feedback as plain text (the text/plain output next to the markdown)."""
-    text = plain(cell_markdown(cell))
-    return text.replace("✅", "[lolos]").replace("❌", "[gagal]").replace("💡 ", "")
-
 
 _CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)
 _MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\s)([^$\n]+?)(?<!\s)\$", re.S)

@@ -18,32 +18,6 @@ from ..record import CellResult, ClauseResult, NoteKind, notebook_attention
 EPS = 1e-9
 TAMPERING = NoteKind.SUSPECTED_TAMPERING.value
 
-# Kinds of attention issue, in the order the report explains them.
-ISSUE_TEXT = {
-    "no-submission": "in the gradebook, but no submission for this assignment",
-    "not-graded": "submitted, but not in the gradebook (not autograded yet, or grading failed)",
-    "missing-notebook": "notebook not submitted (scored 0 by nbgrader)",
-    "no-grading-record": "notebook submitted but no .grading.json record (not autograded?)",
-    "unreadable-grading-record": "the .grading.json record could not be read",
-    "record-mismatch": "the .grading.json record names another student",
-    "timeout": "time-out",
-    "crashed": "crash while grading",
-    "late": "submitted after the due date",
-    "resource-limit": "went over a resource-group limit (memory, processes, CPU or scratch files)",
-    "resource-near": "came close to a resource-group limit",
-    "unreadable-notebook": "unreadable notebook: the released stub was graded instead",
-    "repaired-metadata": "nbgrader cell metadata was repaired",
-    "dropped-metadata": "invalid nbgrader cell metadata was dropped",
-    "restored-cell": "a deleted test cell was restored",
-    "duplicate-cell": "a graded or solution cell was duplicated (the last copy counts)",
-    "no-graded-functions": "no graded function found for this notebook",
-    "execution": "the notebook did not finish running",
-    "grader-error": "the graders failed on this notebook (scored 0)",
-    "unisolated": "graded WITHOUT bubblewrap (the instructor's --unisolated opt-in, for trusted code only)",
-    TAMPERING: "suspected tampering",
-    "note": "grading note",
-}
-
 
 # --------------------------------------------------------------------------------------------
 # Data
@@ -54,7 +28,7 @@ class Issue:
 
     student: str
     notebook: str  # "" when it concerns the whole assignment
-    kind: str  # a key of ISSUE_TEXT
+    kind: str  # a kind of pe_course.record.outcomes.OUTCOMES
     detail: str = ""
 
 
@@ -142,7 +116,7 @@ class ClauseStat:
 class MisconceptionStat:
     function: str
     id: str
-    hint: str | None  # None: not in the graders' catalogue (@misconception)
+    hint: str | None  # as the records give it; None: no record kept one
     students: list[str] = field(default_factory=list)
 
     @property
@@ -200,17 +174,6 @@ class ReportData:
 # --------------------------------------------------------------------------------------------
 # Collecting
 # --------------------------------------------------------------------------------------------
-def _hints(course: Course) -> dict[tuple[str, str], str]:
-    """(function, misconception id) -> hint, from the graders' catalogue (``@misconception`` in each notebook's ``misconceptions.py``)."""
-    from ..engine.discovery import load_suite
-
-    try:
-        suite = load_suite(course.graders)
-    except Exception:  # noqa: BLE001 (no graders here: the report still works, without hints)
-        return {}
-    return {(m.function, m.id): m.hint for found in suite.misconceptions.values() for m in found}
-
-
 def collect(course: Course) -> ReportData:
     """Everything the report shows, from the gradebook (nbgrader's API) and the grading records."""
     generated = datetime.now().astimezone()
@@ -256,15 +219,14 @@ def collect(course: Course) -> ReportData:
 
     students.sort(key=lambda s: s.student)
     _lms_lateness(course, students)
-    hints = _hints(course)
     results: dict[tuple[str, str, str], list[tuple[str, ClauseResult]]] = {}
-    diagnosed: dict[tuple[str, str], set[str]] = {}
+    diagnosed: dict[tuple[str, str], dict[str, str]] = {}  # (function, id) -> student -> hint
     for report in students:
         _read_student(course, report, notebooks, cells, results, diagnosed)
     clauses = [_clause_stat(key, found, cells[key[:2]].n) for key, found in results.items()]
 
     misconceptions = [
-        MisconceptionStat(fn, mid, hints.get((fn, mid)), sorted(who)) for (fn, mid), who in diagnosed.items()
+        MisconceptionStat(fn, mid, _hint(hints), sorted(hints)) for (fn, mid), hints in diagnosed.items()
     ]
     misconceptions.sort(key=lambda m: (-m.count, m.function, m.id))
     # submitted/ but no submission in the gradebook: not graded (yet), whether or not nbgrader knows the student
@@ -322,7 +284,7 @@ def _read_student(
     notebooks: list[str],
     cells: dict[tuple[str, str], CellStat],
     results: dict[tuple[str, str, str], list[tuple[str, ClauseResult]]],
-    diagnosed: dict[tuple[str, str], set[str]],
+    diagnosed: dict[tuple[str, str], dict[str, str]],
 ) -> None:
     student = report.student
     submitted = course.submitted / student / course.assignment
@@ -349,7 +311,7 @@ def _read_cell(
     cell: CellResult,
     cells: dict[tuple[str, str], CellStat],
     results: dict[tuple[str, str, str], list[tuple[str, ClauseResult]]],
-    diagnosed: dict[tuple[str, str], set[str]],
+    diagnosed: dict[tuple[str, str], dict[str, str]],
 ) -> None:
     stat = cells.get((notebook, cell.grade_id))
     if stat is not None:  # a cell the gradebook does not grade has no clause worth counting
@@ -361,7 +323,15 @@ def _read_cell(
                 seen.add(key[2])
                 results.setdefault(key, []).append((report.student, result))
     for m in cell.misconceptions:
-        diagnosed.setdefault((cell.function, m["id"]), set()).add(report.student)
+        hints = diagnosed.setdefault((cell.function, m["id"]), {})
+        hints[report.student] = m["hint"] or hints.get(report.student, "")
+
+
+def _hint(hints: dict[str, str]) -> str | None:
+    """The hint most students' records of a misconception give (a regrade after the graders changed, or
+    a damaged record, cannot decide it); None when no record kept one (written before records kept hints)."""
+    given = Counter(hint for hint in hints.values() if hint)
+    return given.most_common(1)[0][0] if given else None
 
 
 def _clause_stat(

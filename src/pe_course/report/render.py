@@ -12,7 +12,8 @@ from markupsafe import Markup
 
 from ..course import Course
 from ..record import atomic_write
-from .collect import EPS, ISSUE_TEXT, TAMPERING, ReportData, collect
+from ..record.outcomes import english
+from .collect import EPS, TAMPERING, ReportData, collect
 from .plots import (
     clauses_by_cell,
     plot_cell_pass_rates,
@@ -62,7 +63,7 @@ def environment() -> Environment:
         score=score,
         quartile=quartile,
         other_statuses=other_statuses,
-        issue_text=lambda kind: ISSUE_TEXT.get(kind, kind),
+        issue_text=english,
     )
     return env
 
@@ -168,7 +169,7 @@ def render_html(data: ReportData, grades_csv: str | None = "grades.csv") -> str:
             tampering=TAMPERING,
             attention={
                 "students": len({i.student for i in issues}),
-                "kinds": [(ISSUE_TEXT.get(k, k), n) for k, n in sorted(kinds.items())],
+                "kinds": [(english(k), n) for k, n in sorted(kinds.items())],
             },
             attention_students={i.student for i in issues},
             unisolated=sorted({i.student for i in issues if i.kind == "unisolated"}),

@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..attention import UNISOLATED
+from ..record.outcomes import UNISOLATED
 from . import groups, landlock, sharing, teardown
 from .policy import (
     NAMESPACES,

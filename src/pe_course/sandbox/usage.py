@@ -1,6 +1,6 @@
 """What a sandboxed run used (peak memory, processes, CPU seconds, limits it hit). The figures come from
 the run's resource group (:mod:`.groups`); every record keeps them (``resources`` of ``.grading.json``),
-and :mod:`pe_course.attention` says which of them need an instructor's look."""
+and :mod:`pe_course.record.attention` says which of them need an instructor's look."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ def add_note(nb: Any, kind: NoteKind, detail: str) -> None:
 
 
 def notes(nb: Any) -> list[Note]:
-    return [n for n in map(Note.parse, nb.metadata.get(NOTES_KEY, {}).get("notes", [])) if n is not None]
+    return [n for n in map(Note.from_dict, nb.metadata.get(NOTES_KEY, {}).get("notes", [])) if n is not None]
 
 
 def read_submission(filename) -> Any:

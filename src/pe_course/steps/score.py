@@ -16,9 +16,9 @@ from ..course import GRADERS_DIR, graders_path
 from ..datafiles import sandbox_data_files
 from ..engine import grade_notebook
 from ..engine.discovery import load_suite
-from ..feedback import cell_markdown, cell_text
 from ..notebook import grade_id, is_test_cell, load_reference
 from ..record import CellResult, CellStatus, GradingRecord, Note, NoteKind
+from ..record.feedback import cell_markdown, cell_text
 from ..sandbox import Limits
 from ..sandbox.policy import IsolationUnavailable
 from .notes import notes
