@@ -65,7 +65,7 @@ sys.path.insert(0, str(REPO / "src"))
 
 from pe_course import demo  # noqa: E402
 from pe_course.course import Course  # noqa: E402
-from pe_course.grading_round import grade_round  # noqa: E402
+from pe_course.round.grade import grade_round  # noqa: E402
 
 warnings.filterwarnings("ignore", module="nbformat")  # the mangled students' duplicated cell ids
 

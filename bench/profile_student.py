@@ -68,7 +68,8 @@ def instrument() -> None:
     import nbgrader.converters.base as converter_base
     import nbgrader.converters.generate_feedback as generate_feedback
 
-    from pe_course import course, feedback, grading_task, score
+    from pe_course import course, feedback, score
+    from pe_course.round import task as grading_task
     from pe_course.sandbox import client, groups
     from pe_course.steps import execute
 
@@ -113,8 +114,8 @@ def main() -> None:
     parser.add_argument("--cprofile", action="store_true")
     args = parser.parse_args()
     load_before = os.getloadavg()
-    from pe_course import grading_task
-    from pe_course.grading_task import GradeTask, build_template
+    from pe_course.round import task as grading_task
+    from pe_course.round.task import GradeTask, build_template
 
     students = bench_grading.CLASSES[args.klass][0](args.students)
     with tempfile.TemporaryDirectory(prefix="pe-profile-") as tmp:

@@ -14,9 +14,9 @@ import pytest
 from conftest import reference_nb, release_nb, with_code
 from sqlalchemy import text
 
-from pe_course.grading_round import grade_round
-from pe_course.grading_task import build_template, private_gradebook
-from pe_course.resume import GradeState
+from pe_course.round.grade import grade_round
+from pe_course.round.resume import GradeState
+from pe_course.round.task import build_template, private_gradebook
 
 pytestmark = pytest.mark.slow
 

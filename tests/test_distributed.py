@@ -28,8 +28,8 @@ from conftest import (
 )
 from local_cluster import LocalCluster, connect
 
-from pe_course.grading_round import grade_round
-from pe_course.resume import GradeState
+from pe_course.round.grade import grade_round
+from pe_course.round.resume import GradeState
 
 pytest.importorskip("distributed")
 pytestmark = [pytest.mark.slow, requires_bwrap]
@@ -249,7 +249,7 @@ def test_the_bundle_holds_only_what_a_worker_needs(class_course, tmp_path):
     import io
     import tarfile
 
-    from pe_course.grading_task import build_template
+    from pe_course.round.task import build_template
     from pe_course.runners.bundle import course_bundle
 
     (class_course.root / ".pe-course").mkdir(exist_ok=True)

@@ -240,7 +240,7 @@ except OSError:
 @pytest.mark.slow
 @requires_bwrap
 def test_two_hostile_submissions_graded_at_once_stay_in_their_groups(course_copy):
-    from pe_course.grading_round import grade_round
+    from pe_course.round.grade import grade_round
 
     config = course_copy.root / "nbgrader_config.py"
     config.write_text(config.read_text() + "\nc.ResourceGroups.memory_mib = 768\n")

@@ -117,7 +117,7 @@ SLOW_EMBED = "import time\ntime.sleep(8)\n"  # a top-level cell that keeps a wor
 def test_interrupting_a_round_stops_everything_and_the_next_run_goes_on(course_copy, how, after, tmp_path):
     """``after`` 6 s both workers are inside sandboxes; after 2.5 s (measured on the 2-core machine) the
     workers are still importing: a Ctrl-C there printed a worker's traceback and exited 2."""
-    from pe_course.grading_round import grade_round
+    from pe_course.round.grade import grade_round
 
     for student in ("ani", "budi", "citra", "dewi"):
         nb = reference_nb("01_embedding")

@@ -22,7 +22,7 @@ from lms_fixtures import (
     moodle_worksheet,
 )
 
-from pe_course.grading_round import grade_round
+from pe_course.round.grade import grade_round
 
 GRADED = ["2306001", "2306002", "2306006"]  # Ani (on time), Çağla (late), Fajar (two notebooks)
 

@@ -59,7 +59,7 @@ MAY_IMPORT = {
     "pe_course.sandbox": {"pe_course.public_checks", "pe_course.attention", "pe_course.interruption"},
     "pe_course.attention": set(),
     "pe_course.interruption": set(),  # Ctrl-C and kill: signal handling under everything
-    "pe_course.precision": set(),
+    "pe_course.build.precision": set(),
 }
 NEVER_IMPORTS = {"pe_course.record": {"pe_course.sandbox"}}
 

@@ -12,7 +12,7 @@ import uuid
 import pytest
 from test_batch import CLASS, _submit_class
 
-from pe_course.grading_round import grade_round
+from pe_course.round.grade import grade_round
 
 ADMIN_URL = os.environ.get("PE_COURSE_TEST_POSTGRES")
 pytestmark = [

@@ -27,12 +27,12 @@ import pytest
 from conftest import CourseCopy, pe_course, reference_nb, requires_bwrap, with_code
 from lms_fixtures import CLASS, canvas_gradebook
 
-from pe_course.catalogue import graded_cells
+from pe_course.build.points_table import graded_cells
+from pe_course.build.self_validation import reference_submission
 from pe_course.course import Course
 from pe_course.intake import canvas_name, lms_zip
 from pe_course.lms.names import canvas_key
 from pe_course.notebook import load_reference
-from pe_course.selfcheck import reference_submission
 from pe_course.suite import load_suite
 
 pytestmark = requires_bwrap  # slow: tests/conftest.py's SLOW_MODULES

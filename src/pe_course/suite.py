@@ -103,7 +103,7 @@ class GraderSuite:
         """The calls a student can see in the public checks (the public cases and their twins)."""
         key = (id(reference), function)
         if key not in self._public:
-            from .publish import public_calls
+            from .build.public_files import public_calls
 
             self._public[key] = public_calls(self, reference, function)
         return self._public[key]

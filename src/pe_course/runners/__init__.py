@@ -6,5 +6,5 @@
   (what travels to it).
 
 The round itself — skip unchanged submissions, merge each result once, feedback, attention,
-interruption — is written once, in :mod:`pe_course.grading_round`.
+interruption — is written once, in :mod:`pe_course.round.grade`.
 """

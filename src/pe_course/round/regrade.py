@@ -5,8 +5,8 @@
 - :class:`Regrade`: a round's before and after. At the start it reads every chosen student's state (the
   gradebook's cells, auto and manual scores, and the ``.grading.json`` records); the round's single writer
   moves each replaced record into ``regrades/<assignment>/<stamp>/previous/<student>/`` as it puts the new
-  one in place (:class:`pe_course.writer.GradebookWriter`); at the end, :meth:`Regrade.compare` gives the
-  :class:`~pe_course.regrade_report.RegradeReport`: per student old -> new score and, per clause, the check,
+  one in place (:class:`pe_course.round.writer.GradebookWriter`); at the end, :meth:`Regrade.compare` gives the
+  :class:`~pe_course.round.regrade_report.RegradeReport`: per student old -> new score and, per clause, the check,
   the input and the old and new verdict; manual scores (written answers, overrides) shown as kept. Each
   changed record gets what changed (``GradingRecord.regrade``), which its feedback page shows the student
   (:mod:`pe_course.steps.regrade_notice`).
@@ -23,8 +23,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .course import Course
-from .record import ClauseResult, GradingRecord, atomic_write
+from ..course import Course
+from ..record import ClauseResult, GradingRecord, atomic_write
 from .regrade_report import ClauseChange, RegradeReport, StudentChange
 
 REGRADES = "regrades"

@@ -8,7 +8,7 @@ after every change). :meth:`GradebookWriter.commit` then commits every staged st
 several students per transaction, as many as are ready — and only then moves their autograded files
 into place. It stays all or nothing per student: a batch whose commit fails is rolled back and
 committed again one student at a time, so a bad result fails alone. With ``previous`` (a regrade, see
-:mod:`pe_course.regrade`) the records a student's new folder replaces are kept in ``previous/<student>/``.
+:mod:`pe_course.round.regrade`) the records a student's new folder replaces are kept in ``previous/<student>/``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .course import Course
+from ..course import Course
 
 MAX_BATCH = 200  # students per transaction at most (a commit also happens whenever nothing else is ready)
 

@@ -23,11 +23,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import precision, public_checks
-from .checks import reference_outcome
-from .declarations import Check
-from .inputs import arguments, memberships, probe_call, twin_call
-from .public_checks import outcome_to_data, same_result, show_call, to_data
+from .. import public_checks
+from ..checks import reference_outcome
+from ..declarations import Check
+from ..inputs import arguments, memberships, probe_call, twin_call
+from ..public_checks import outcome_to_data, same_result, show_call, to_data
+from . import precision
 
 MAX_PUBLIC_DEPTH = 4  # twin steps a public case may need (its data nests that deep; keep public cases simple)
 PROPERTIES = "properties.py"
@@ -74,8 +75,8 @@ def _case(suite: Any, reference: Any, fn: str, args: tuple, kwargs: dict, depth:
 
 def public_calls(suite: Any, reference: Any, fn: str) -> frozenset[str]:
     """``call_key`` of every call the public check of ``fn`` makes from its data (cases and twins)."""
-    from .checks import call_key
-    from .public_checks import from_data
+    from ..checks import call_key
+    from ..public_checks import from_data
 
     keys: set[str] = set()
 
@@ -209,7 +210,7 @@ def _current(name: str, old: bytes, new: bytes) -> bool:
 
 def write(folder: Path, files: dict[str, bytes]) -> None:
     """Make ``folder`` hold exactly ``files`` (stale ones removed). A file that matches already (floats
-    within one stored digit, see :mod:`pe_course.precision`) is kept: no change on another CPU."""
+    within one stored digit, see :mod:`pe_course.build.precision`) is kept: no change on another CPU."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in set(files_of(folder)) - set(files):
         (folder / name).unlink()

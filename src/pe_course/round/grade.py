@@ -2,20 +2,20 @@
 cluster run the tasks; everything else happens here, the same for both.
 
 1. **Skip unchanged**: a student whose submission, graders and package are unchanged since the merge
-   recorded in the state log (:mod:`pe_course.resume`) is skipped, unless ``force``.
-2. **Tasks**: one :class:`~pe_course.grading_task.GradeTask` per other student: nbgrader's Autograde
+   recorded in the state log (:mod:`pe_course.round.resume`) is skipped, unless ``force``.
+2. **Tasks**: one :class:`~pe_course.round.task.GradeTask` per other student: nbgrader's Autograde
    against a private gradebook and, with ``feedback``, the student's pages made with the grades.
-3. **Merge each result once**, as it arrives, through the single writer (:mod:`pe_course.writer`):
+3. **Merge each result once**, as it arrives, through the single writer (:mod:`pe_course.round.writer`):
    results that arrive together share one commit; only after the commit are the student's files
    (grades, and pages) moved into place and the student recorded in the state log.
 4. **Feedback**: a student whose pages could not come with the grades — who already had manual
    scores (the private gradebook lacks them), or whose worker could not make them — and a skipped
    student whose pages are missing (a round interrupted in between) get them from the course
-   gradebook (a :class:`~pe_course.grading_task.FeedbackTask`).
+   gradebook (a :class:`~pe_course.round.task.FeedbackTask`).
 5. **Attention**: every graded or skipped student whose records need an instructor's look.
 6. **Interruption** (Ctrl-C, SIGTERM): the runner stops every task, the results received are
    committed, the round's scratch folder is removed; the same command goes on from there.
-7. **Regrade** (:mod:`pe_course.regrade`): students graded before are compared with their previous
+7. **Regrade** (:mod:`pe_course.round.regrade`): students graded before are compared with their previous
    version (records kept in ``regrades/<assignment>/<stamp>/``, the report beside them, the changed
    students' pages made again to say what changed); with ``dry_run`` the workers grade into a scratch
    folder and the comparison is all that comes back: no gradebook, record, page or state is written.
@@ -32,17 +32,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .course import Course
-from .grading_task import FeedbackOutcome, FeedbackTask, GradeOutcome, GradeTask, build_template
-from .interruption import deferred
-from .record import notebook_attention
+from ..course import Course
+from ..interruption import deferred
+from ..record import notebook_attention
+from ..runners.dask_cluster import DaskRunner
+from ..runners.local import LocalRunner
+from ..sandbox import groups
 from .regrade import Regrade, State
 from .regrade_report import RegradeReport
 from .resume import GradeState, graders_fingerprint, submission_fingerprint
-from .runners.base import Runner
-from .runners.dask_cluster import DaskRunner
-from .runners.local import LocalRunner
-from .sandbox import groups
+from .runner import Runner
+from .task import FeedbackOutcome, FeedbackTask, GradeOutcome, GradeTask, build_template
 from .writer import GradebookWriter
 
 
@@ -57,7 +57,9 @@ class RoundSummary:
     seconds: float = 0.0
     feedback_seconds: float = 0.0  # spent making pages from the course gradebook (not with the grades)
     merge_seconds: float = 0.0  # spent by the single writer merging results (the part no worker can share)
-    regrade: RegradeReport | None = None  # what changed for the students graded before (pe_course.regrade)
+    regrade: RegradeReport | None = (
+        None  # what changed for the students graded before (pe_course.round.regrade)
+    )
 
 
 Notify = Callable[[str, str, RoundSummary], None]

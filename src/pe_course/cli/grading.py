@@ -9,13 +9,13 @@ import contextlib
 from rich.markup import escape
 from rich.table import Table
 
-from .course import Course
-from .export import pending_manual_grades
-from .grading_round import RoundSummary, grade_round
-from .record import GradingRecord
-from .regrade_report import RegradeReport
-from .runners.dask_cluster import REFUSES, ClusterUnavailable, connect, describe, worker_isolation
-from .terminal import console, isolation_line, progress
+from ..course import Course
+from ..export import pending_manual_grades
+from ..record import GradingRecord
+from ..round.grade import RoundSummary, grade_round
+from ..round.regrade_report import RegradeReport
+from ..runners.dask_cluster import REFUSES, ClusterUnavailable, connect, describe, worker_isolation
+from ..terminal import console, isolation_line, progress
 
 
 def grade_command(course: Course, args, unisolated: bool, assignment_ready, ungrouped: bool = False) -> int:
@@ -29,8 +29,8 @@ def grade_command(course: Course, args, unisolated: bool, assignment_ready, ungr
         return 2  # before anything is written: no gradebook entry, no moved submission
     if not assignment_ready(course):
         return 2
-    from .grading_round import submitted_students
-    from .intake import tidy_submissions
+    from ..intake import tidy_submissions
+    from ..round.grade import submitted_students
 
     if dry_run:
         console.print("Dry run: nothing is written (gradebook, records, feedback, intake, state).")

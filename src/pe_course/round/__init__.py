@@ -1,0 +1,5 @@
+"""A grading round, in the instructor's process: the loop (:mod:`.grade`) written once over the runner
+interface it owns (:mod:`.runner`; the command chooses the runner, :mod:`pe_course.runners`), the task a
+worker runs (:mod:`.task`), the single gradebook writer (:mod:`.writer`), the resumable state
+(:mod:`.resume`) and the comparison with what students had before (:mod:`.regrade`,
+:mod:`.regrade_report`)."""
