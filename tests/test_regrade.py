@@ -233,6 +233,7 @@ def _versions(root: Path, student: str) -> set[str]:
 
 def test_a_regrade_lists_exactly_whose_score_changed_and_a_dry_run_writes_nothing(course_copy):
     from pe_course.round.grade import grade_round
+    from pe_course.runners.local import LocalRunner
 
     root = course_copy.root
     nb = reference_nb("01_embedding")
@@ -267,7 +268,7 @@ def test_a_regrade_lists_exactly_whose_score_changed_and_a_dry_run_writes_nothin
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):  # Ctrl-C after the first student merged
-        grade_round(course_copy.course, jobs=1, on_event=stop_after_one, feedback=True)
+        grade_round(course_copy.course, LocalRunner(1), on_event=stop_after_one, feedback=True)
     [done] = merged
     for student in ("ani", "budi", "citra"):  # each student on one version, records and gradebook alike
         [version] = _versions(root, student)

@@ -129,6 +129,7 @@ def cmd_demo(args) -> int:
     from .. import demo
     from ..build.release import refresh_release
     from ..build.self_validation import run_selfcheck
+    from ..runners.local import LocalRunner
     from ..sandbox import Sandbox
     from .grading import print_round, run_grading
 
@@ -164,7 +165,7 @@ def cmd_demo(args) -> int:
         return 1
     console.print(f"3. nbgrader zip_collect → {len(list(course.submitted.iterdir()))} students in submitted/")
     console.print(f"4. Grading in parallel (pe-course grade --jobs {args.jobs}) and generating feedback:")
-    summary, feedback_failures = run_grading(course, None, args.jobs, force=True, unisolated=True)
+    summary, feedback_failures = run_grading(course, LocalRunner(args.jobs), force=True, unisolated=True)
     exported = demo.nbgrader_cli(course, "export", "--to", str(course.root / "grades.csv"))
     console.print(
         f"5. Grades exported with nbgrader export → grades.csv "
@@ -199,6 +200,7 @@ def cmd_feedback(args) -> int:
     """After manual grading: feedback regenerated for everyone, released, and zipped for an LMS."""
     from ..feedback import zip_for_lms
     from ..round.grade import feedback_round
+    from ..runners.local import LocalRunner
 
     course = _course(args)
     if not _assignment_ready(course):
@@ -218,7 +220,7 @@ def cmd_feedback(args) -> int:
             failed = bars.tasks[bar].fields["failed"] + (0 if ok else 1)
             bars.update(bar, advance=1, failed=failed)
 
-        failures = feedback_round(course, students, jobs=args.jobs, on_done=one_done)
+        failures = feedback_round(course, LocalRunner(args.jobs), students, on_done=one_done)
     for student, why in sorted(failures.items()):
         console.print(f"[red]feedback failed for {student}[/]: {why}")
     done = [s for s in students if s not in failures]

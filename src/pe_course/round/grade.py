@@ -29,40 +29,18 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..course import Course
 from ..interruption import deferred
-from ..record import notebook_attention
-from ..runners.dask_cluster import DaskRunner
-from ..runners.local import LocalRunner
 from ..sandbox import groups
+from .merge import feedback_done, finish, settle
 from .regrade import Regrade, State
-from .regrade_report import RegradeReport
 from .resume import GradeState, graders_fingerprint, submission_fingerprint
 from .runner import Runner
+from .summary import Notify, RoundSummary, attention_reasons
 from .task import FeedbackOutcome, FeedbackTask, GradeOutcome, GradeTask, build_template
 from .writer import GradebookWriter
-
-
-@dataclass
-class RoundSummary:
-    graded: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    failed: dict[str, str] = field(default_factory=dict)  # student -> why
-    attention: dict[str, list[str]] = field(default_factory=dict)  # student -> reasons
-    feedback: list[str] = field(default_factory=list)  # students whose feedback was generated
-    feedback_failed: dict[str, str] = field(default_factory=dict)  # student -> why
-    seconds: float = 0.0
-    feedback_seconds: float = 0.0  # spent making pages from the course gradebook (not with the grades)
-    merge_seconds: float = 0.0  # spent by the single writer merging results (the part no worker can share)
-    regrade: RegradeReport | None = (
-        None  # what changed for the students graded before (pe_course.round.regrade)
-    )
-
-
-Notify = Callable[[str, str, RoundSummary], None]
 
 
 def submitted_students(course: Course) -> list[str]:
@@ -74,14 +52,12 @@ def submitted_students(course: Course) -> list[str]:
 
 def grade_round(
     course: Course,
+    runner: Runner,
     students: Iterable[str] | None = None,
-    jobs: int = 2,
     force: bool = False,
     on_event: Notify | None = None,
-    cluster=None,
     feedback: bool = False,
     unisolated: bool = False,
-    runner: Runner | None = None,
     dry_run: bool = False,
     ungrouped: bool = False,
 ) -> RoundSummary:
@@ -91,8 +67,8 @@ def grade_round(
     "feedback"}, and "start" / "feedback-owed" with the number of students to grade / of skipped
     students whose feedback is missing in place of a student (the progress display hooks in here).
     With ``feedback``, each student's pages come with their grades ("feedback" right after "graded";
-    failures in ``summary.feedback_failed``). The tasks run on ``runner``, by default on ``jobs``
-    local processes, or on the Dask cluster of ``cluster`` (a ``distributed.Client``). ``unisolated``
+    failures in ``summary.feedback_failed``). The tasks run on ``runner``, the command's choice (local
+    processes or a Dask cluster, :mod:`pe_course.runners`); the round uses it once and closes it. ``unisolated``
     is the instructor's opt-in (trusted code only): without it a worker where bubblewrap does not
     work refuses every student; ``ungrouped`` likewise where no resource group can be made.
     """
@@ -115,62 +91,59 @@ def grade_round(
         work_dir = course.state_dir / "work" / uuid.uuid4().hex[:8]
     pages_due: list[str] = []
     try:
-        work_dir.mkdir(parents=True, exist_ok=True)
-        template = build_template(course, work_dir / "template.db")
-        tasks = []
-        for student in chosen:
-            fingerprint = submission_fingerprint(course, student, graders)
-            already = (course.autograded / student / course.assignment).is_dir()
-            if not force and already and state.get(student) == fingerprint:
-                summary.skipped.append(student)
-                notify("skipped", student, summary)
-                continue
-            staging = str(work_dir / student)
-            regrade.remember(student)  # what it was before, to compare with what it becomes
-            root, assignment = str(course.root), course.assignment
-            tasks.append(
-                GradeTask(
-                    root,
-                    assignment,
-                    student,
-                    str(template),
-                    staging,
-                    fingerprint,
-                    unisolated,
-                    feedback and not dry_run,
-                    ungrouped,
+        with runner:  # closed (cancelled when interrupted) before the scratch folder goes
+            work_dir.mkdir(parents=True, exist_ok=True)
+            template = build_template(course, work_dir / "template.db")
+            tasks = []
+            for student in chosen:
+                fingerprint = submission_fingerprint(course, student, graders)
+                already = (course.autograded / student / course.assignment).is_dir()
+                if not force and already and state.get(student) == fingerprint:
+                    summary.skipped.append(student)
+                    notify("skipped", student, summary)
+                    continue
+                staging = str(work_dir / student)
+                regrade.remember(student)  # what it was before, to compare with what it becomes
+                root, assignment = str(course.root), course.assignment
+                tasks.append(
+                    GradeTask(
+                        root,
+                        assignment,
+                        student,
+                        str(template),
+                        staging,
+                        fingerprint,
+                        unisolated,
+                        feedback and not dry_run,
+                        ungrouped,
+                    )
                 )
-            )
-        # a student skipped as unchanged whose feedback is missing or out of date (the round that graded
-        # them was interrupted before it) gets it in this round
-        owed = [s for s in summary.skipped if feedback and not dry_run and pages_owed(course, s)]
-        notify("start", str(len(tasks)), summary)
-        notify("feedback-owed", str(len(owed)), summary)
-        if tasks or owed:
-            runner = runner or (DaskRunner(cluster, jobs) if cluster is not None else LocalRunner(jobs))
-            if dry_run:
-                with runner:
-                    runner.open(course, template)
+            # a student skipped as unchanged whose feedback is missing or out of date (the round that graded
+            # them was interrupted before it) gets it in this round
+            owed = [s for s in summary.skipped if feedback and not dry_run and pages_owed(course, s)]
+            notify("start", str(len(tasks)), summary)
+            notify("feedback-owed", str(len(owed)), summary)
+            if tasks or owed:
+                runner.open(course, template)
+                if dry_run:
                     after = _dry_run(runner, tasks, regrade, summary, notify)
-                summary.regrade = regrade.compare(after, summary.failed)
-            else:
-                with GradebookWriter(course, previous=regrade.previous) as writer, runner:
-                    runner.open(course, template)
-                    try:
-                        _run(runner, writer, tasks, owed, state, summary, notify, feedback)
-                    finally:  # interrupted too: the report of every student merged so far
-                        with deferred():
-                            after = regrade.after_merge(summary.graded)
-                            summary.regrade = regrade.compare(after, summary.failed)
-                            pages_due = regrade.keep(summary.regrade, after)
+                    summary.regrade = regrade.compare(after, summary.failed)
+                else:
+                    with GradebookWriter(course, previous=regrade.previous) as writer:
+                        try:
+                            _run(runner, writer, tasks, owed, state, summary, notify, feedback)
+                        finally:  # interrupted too: the report of every student merged so far
+                            with deferred():
+                                after = regrade.after_merge(summary.graded)
+                                summary.regrade = regrade.compare(after, summary.failed)
+                                pages_due = regrade.keep(summary.regrade, after)
+            if feedback and pages_due:  # their pages say what changed, from the records that now say it
+                summary.feedback_failed.update(make_pages(runner, course, pages_due))
     finally:
         with deferred():  # nothing of the round's scratch folder is left, whenever the round ends
             shutil.rmtree(work_dir, ignore_errors=True)
             with contextlib.suppress(OSError):
                 (course.state_dir / "work").rmdir()
-    if feedback and pages_due:  # their pages say what changed, from the records that now say it
-        for student, why in feedback_round(course, pages_due, jobs).items():
-            summary.feedback_failed[student] = why
     for student in summary.skipped:  # graded before and unchanged: their records still speak
         reasons = attention_reasons(course, student)
         if reasons:
@@ -206,7 +179,7 @@ def _run(
             done = runner.next_finished()
             without_pages: list[str] = []
             if isinstance(done.outcome, FeedbackOutcome):
-                _feedback_done(summary, notify, done.outcome)
+                feedback_done(summary, notify, done.outcome)
             elif done.outcome.student not in merged:  # never twice into the gradebook, whatever a cluster did
                 merged.add(done.outcome.student)
                 finish(writer, done.outcome, state, summary, notify, False, without_pages)
@@ -264,107 +237,33 @@ def _dry_run(
     return after
 
 
-def _feedback_done(summary: RoundSummary, notify: Notify, outcome: FeedbackOutcome) -> None:
-    if outcome.ok:
-        summary.feedback.append(outcome.student)
-    else:
-        summary.feedback_failed[outcome.student] = outcome.error or "generate_feedback failed"
-    summary.feedback_seconds += outcome.seconds
-    notify("feedback", outcome.student, summary)
-
-
-def finish(
-    writer: GradebookWriter,
-    outcome: GradeOutcome,
-    state: GradeState,
-    summary: RoundSummary,
-    notify: Notify,
-    settle_now: bool = True,
-    without_pages: list[str] | None = None,
-) -> list[str]:
-    """Take one worker's result: staged in the gradebook's open transaction, committed now (or, with
-    ``settle_now=False``, with the next :func:`settle`, once nothing else is ready). Returns the
-    students merged by this call (see :func:`settle` for ``without_pages``)."""
-    if not outcome.ok:
-        summary.failed[outcome.student] = outcome.error or "nbgrader autograde failed"
-        state.set(outcome.student, None)
-        notify("failed", outcome.student, summary)
-        return settle(writer, state, summary, notify, without_pages) if settle_now else []
-    started = time.monotonic()
-    try:
-        writer.stage(outcome)
-    except Exception as exc:  # noqa: BLE001
-        summary.failed[outcome.student] = f"could not write the gradebook: {exc}"
-        state.set(outcome.student, None)
-        notify("failed", outcome.student, summary)
-    finally:
-        summary.merge_seconds += time.monotonic() - started
-    return settle(writer, state, summary, notify, without_pages) if settle_now or writer.full else []
-
-
-def settle(
-    writer: GradebookWriter,
-    state: GradeState,
-    summary: RoundSummary,
-    notify: Notify,
-    without_pages: list[str] | None = None,
-) -> list[str]:
-    """Commit every staged student (one transaction), then record them as merged: the resumable state,
-    attention, the "graded" event (and "feedback" when their pages came with the grades; the others
-    are added to ``without_pages``). Returns the students merged."""
-    started = time.monotonic()
-    with deferred():  # committed, moved into place and recorded: all of it or, before the commit, none
-        merged, failed = writer.commit()
-        for outcome in merged:
-            state.set(outcome.student, outcome.fingerprint)
-    summary.merge_seconds += time.monotonic() - started
-    for student, why in failed.items():
-        summary.failed[student] = why
-        state.set(student, None)
-        notify("failed", student, summary)
-    for outcome in merged:
-        summary.graded.append(outcome.student)
-        reasons = attention_reasons(writer.course, outcome.student)
-        if reasons:
-            summary.attention[outcome.student] = reasons
-        notify("graded", outcome.student, summary)
-        if outcome.feedback:  # made with the grades, moved into place with them
-            summary.feedback.append(outcome.student)
-            notify("feedback", outcome.student, summary)
-        elif without_pages is not None:
-            without_pages.append(outcome.student)
-    return [outcome.student for outcome in merged]
+def make_pages(
+    runner: Runner,
+    course: Course,
+    students: Iterable[str],
+    on_done: Callable[[str, bool, str], None] | None = None,
+) -> dict[str, str]:
+    """Every student's pages from the course gradebook, through ``runner`` (entered by the caller);
+    returns failures (student -> why)."""
+    failures: dict[str, str] = {}
+    for student in students:
+        runner.submit(FeedbackTask(str(course.root), course.assignment, student))
+    while runner.unfinished:
+        outcome = runner.next_finished().outcome
+        if not outcome.ok:
+            failures[outcome.student] = outcome.error or "generate_feedback failed"
+        if on_done:
+            on_done(outcome.student, outcome.ok, failures.get(outcome.student, ""))
+    return failures
 
 
 def feedback_round(
     course: Course,
+    runner: Runner,
     students: Iterable[str],
-    jobs: int = 2,
     on_done: Callable[[str, bool, str], None] | None = None,
 ) -> dict[str, str]:
-    """Every student's pages from the course gradebook, on ``jobs`` local processes (after manual
-    grading); returns failures (student -> why)."""
-    failures: dict[str, str] = {}
-    with LocalRunner(jobs) as runner:
-        for student in students:
-            runner.submit(FeedbackTask(str(course.root), course.assignment, student))
-        while runner.unfinished:
-            outcome = runner.next_finished().outcome
-            if not outcome.ok:
-                failures[outcome.student] = outcome.error or "generate_feedback failed"
-            if on_done:
-                on_done(outcome.student, outcome.ok, failures.get(outcome.student, ""))
-    return failures
-
-
-def attention_reasons(course: Course, student: str) -> list[str]:
-    """Why a graded student needs an instructor's look (see ``record.notebook_attention``)."""
-    submitted = course.submitted / student / course.assignment
-    graded = course.autograded / student / course.assignment
-    reasons = []
-    for name in sorted(p.stem for p in course.release.glob("*.ipynb")):
-        for found in notebook_attention(submitted, graded, student, name)[1]:
-            reasons.append(
-                f"{name}: {found.kind}: {found.detail[:160]}" if found.detail else f"{name}: {found.kind}"
-            )
-    return list(dict.fromkeys(reasons))
+    """Every student's pages from the course gradebook on ``runner`` (after manual grading); returns
+    failures (student -> why)."""
+    with runner:
+        return make_pages(runner, course, students, on_done)
