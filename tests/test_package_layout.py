@@ -61,7 +61,14 @@ MAY_IMPORT = {
     "pe_course.interruption": set(),  # Ctrl-C and kill: signal handling under everything
     "pe_course.build.precision": set(),
 }
-NEVER_IMPORTS = {"pe_course.record": {"pe_course.sandbox"}}
+NEVER_IMPORTS = {
+    "pe_course.record": {"pe_course.sandbox"},
+    # the round owns the runner interface; the command chooses the runner and hands it over
+    "pe_course.round": {"pe_course.runners", "pe_course.cli"},
+    "pe_course.runners": {"pe_course.cli"},
+    # building a release grades the reference and the stubs, but runs no round and no nbgrader step
+    "pe_course.build": {"pe_course.round", "pe_course.steps", "pe_course.cli"},
+}
 
 
 def _imported_packages(graph, package: str) -> set[str]:
