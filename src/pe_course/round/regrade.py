@@ -24,6 +24,7 @@ from typing import Any
 
 from ..course import Course
 from ..record import ClauseResult, GradingRecord, atomic_write
+from .private_result import read_private
 from .regrade_report import ClauseChange, RegradeReport, StudentChange
 from .resume import course_graders_version
 
@@ -145,8 +146,6 @@ class Regrade:
     def after_staging(self, student: str, staging: Path) -> State:
         """A dry run's state of ``student``: the worker's records and auto scores, with the manual scores
         of the course gradebook (which a real merge keeps)."""
-        from .private_result import read_private
-
         data = read_private(staging / "gradebook.db", self.course.assignment, student)
         before = self.before.get(student, State())
         cells = {}
