@@ -65,7 +65,8 @@ sys.path.insert(0, str(REPO / "src"))
 
 from pe_course import demo  # noqa: E402
 from pe_course.course import Course  # noqa: E402
-from pe_course.grading_round import grade_round  # noqa: E402
+from pe_course.round.grade import grade_round  # noqa: E402
+from pe_course.runners.local import LocalRunner  # noqa: E402
 
 warnings.filterwarnings("ignore", module="nbformat")  # the mangled students' duplicated cell ids
 
@@ -678,7 +679,7 @@ def _scaling(args, results: dict, tmp: Path) -> None:
     for size in args.scaling or []:
         course = make_course(tmp / f"scale{size}", None, mixed_class(size))
         started = time.monotonic()
-        summary = grade_round(course, jobs=args.jobs, force=True)
+        summary = grade_round(course, LocalRunner(args.jobs), force=True)
         seconds = time.monotonic() - started
         if summary.failed:
             print(f"  (failed: {summary.failed})")

@@ -1,6 +1,6 @@
 """Benchmark: the single gradebook writer, per merged student, from the first students to a large class.
 
-A grading round has exactly one writer (``pe_course.grading_round.finish``: the merge into the course
+A grading round has exactly one writer (``pe_course.round.merge.finish``: the merge into the course
 gradebook, the autograded files moved into place, the resumable state, the attention check). Every
 worker's result passes through it, so its cost per student bounds how many workers a round can use.
 This times it alone, on **synthetic results** — no grading: each synthetic student is what a worker
@@ -33,9 +33,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from pe_course.course import Course  # noqa: E402
-from pe_course.grading_round import RoundSummary, finish, settle  # noqa: E402
-from pe_course.resume import GradeState  # noqa: E402
-from pe_course.writer import GradebookWriter  # noqa: E402
+from pe_course.round.merge import finish, settle  # noqa: E402
+from pe_course.round.resume import GradeState  # noqa: E402
+from pe_course.round.summary import RoundSummary  # noqa: E402
+from pe_course.round.writer import GradebookWriter  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tests"))
 from synthetic import prototype, synthetic  # noqa: E402  (the tests build the same results)

@@ -114,8 +114,8 @@ def main() -> None:
     parser.add_argument("--cprofile", action="store_true")
     args = parser.parse_args()
     load_before = os.getloadavg()
-    from pe_course import grading_task
-    from pe_course.grading_task import GradeTask, build_template
+    from pe_course.round import task as grading_task
+    from pe_course.round.task import GradeTask, build_template
 
     students = bench_grading.CLASSES[args.klass][0](args.students)
     with tempfile.TemporaryDirectory(prefix="pe-profile-") as tmp:

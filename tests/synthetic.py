@@ -16,8 +16,8 @@ from pathlib import Path
 from sqlalchemy.exc import SAWarning
 
 from pe_course.course import Course
-from pe_course.grading_task import GradeOutcome, build_template
 from pe_course.record import CellResult, CellStatus, GradingRecord
+from pe_course.round.task import GradeOutcome, build_template
 
 PROTOTYPE = "s000000"
 

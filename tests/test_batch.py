@@ -14,9 +14,10 @@ import pytest
 from conftest import reference_nb, release_nb, with_code
 from sqlalchemy import text
 
-from pe_course.grading_round import grade_round
-from pe_course.grading_task import build_template, private_gradebook
-from pe_course.resume import GradeState
+from pe_course.round.grade import grade_round
+from pe_course.round.resume import GradeState
+from pe_course.round.task import build_template, private_gradebook
+from pe_course.runners.local import LocalRunner
 
 pytestmark = pytest.mark.slow
 
@@ -48,7 +49,7 @@ def test_parallel_grading_equals_serial_nbgrader(make_course):
     _submit_class(serial)
     _submit_class(parallel)
     serial.nbgrader("autograde", "positional-encoding", check=True)
-    summary = grade_round(parallel.course, jobs=2)
+    summary = grade_round(parallel.course, LocalRunner(2))
     assert sorted(summary.graded) == sorted(CLASS) and not summary.failed
     expected = serial.scores()
     assert parallel.scores() == expected
@@ -63,16 +64,16 @@ def test_parallel_grading_equals_serial_nbgrader(make_course):
 
 def test_unchanged_submissions_are_skipped_and_changed_ones_regraded(course_copy):
     _submit_class(course_copy)
-    first = grade_round(course_copy.course, jobs=2)
+    first = grade_round(course_copy.course, LocalRunner(2))
     assert sorted(first.graded) == sorted(CLASS)
-    again = grade_round(course_copy.course, jobs=2)
+    again = grade_round(course_copy.course, LocalRunner(2))
     assert again.graded == [] and sorted(again.skipped) == sorted(CLASS)
     # budi fixes embed: only budi is graded again, and the new score lands in the gradebook
     course_copy.submit("budi", {"01_embedding": reference_nb("01_embedding")})
-    third = grade_round(course_copy.course, jobs=2)
+    third = grade_round(course_copy.course, LocalRunner(2))
     assert third.graded == ["budi"]
     assert course_copy.scores()[("budi", "01_embedding", "test_embed")] == 3
-    forced = grade_round(course_copy.course, students=["ani"], jobs=1, force=True)
+    forced = grade_round(course_copy.course, LocalRunner(1), students=["ani"], force=True)
     assert forced.graded == ["ani"] and forced.skipped == []
 
 
@@ -80,7 +81,10 @@ def test_each_students_feedback_follows_their_grades_and_missing_feedback_is_mad
     _submit_class(course_copy)
     events = []
     summary = grade_round(
-        course_copy.course, jobs=2, feedback=True, on_event=lambda kind, who, _: events.append((kind, who))
+        course_copy.course,
+        LocalRunner(2),
+        feedback=True,
+        on_event=lambda kind, who, _: events.append((kind, who)),
     )
     assert sorted(summary.feedback) == sorted(CLASS) and not summary.feedback_failed
     scores = course_copy.scores()
@@ -96,7 +100,7 @@ def test_each_students_feedback_follows_their_grades_and_missing_feedback_is_mad
     assert f"Score: {float(citra)} / 3.0" in page  # as nbgrader writes it
     # a round stopped between budi's grades and his feedback: the next round makes it up
     shutil.rmtree(course_copy.root / "feedback" / "budi")
-    again = grade_round(course_copy.course, jobs=2, feedback=True)
+    again = grade_round(course_copy.course, LocalRunner(2), feedback=True)
     assert again.graded == [] and again.feedback == ["budi"]
     assert (course_copy.root / "feedback" / "budi" / "positional-encoding" / "01_embedding.html").is_file()
 
@@ -176,7 +180,7 @@ def test_ctrl_c_leaves_a_consistent_gradebook_and_the_next_run_resumes(make_cour
             raise KeyboardInterrupt  # what Ctrl-C raises in the main process
 
     with pytest.raises(KeyboardInterrupt):
-        grade_round(interrupted.course, jobs=2, on_event=stop_after_first)
+        grade_round(interrupted.course, LocalRunner(2), on_event=stop_after_first)
     state = GradeState(interrupted.course).data
     assert len(state) == 1  # exactly the one merged student counts as graded
     done = next(iter(state))
@@ -184,7 +188,7 @@ def test_ctrl_c_leaves_a_consistent_gradebook_and_the_next_run_resumes(make_cour
     assert {k: v for k, v in partial.items() if k[0] == done} == {
         k: v for k, v in serial.scores().items() if k[0] == done
     }
-    resumed = grade_round(interrupted.course, jobs=2)
+    resumed = grade_round(interrupted.course, LocalRunner(2))
     assert resumed.skipped == [done] and sorted(resumed.graded) == sorted(set(CLASS) - {done})
     assert interrupted.scores() == serial.scores()
     assert not (interrupted.root / ".pe-course" / "work").exists()
@@ -226,7 +230,7 @@ def _killed_grading_process_resumes(course_copy):
     assert graded_before, "the run was killed before it graded anyone"
     scores = course_copy.scores()  # the gradebook opens and reads fine
     assert all(any(k[0] == s for k in scores) for s in graded_before)
-    resumed = grade_round(course_copy.course, jobs=2)
+    resumed = grade_round(course_copy.course, LocalRunner(2))
     assert set(resumed.skipped) == graded_before
     assert set(resumed.graded) | graded_before == set(CLASS)
     assert course_copy.scores()[("ani", "01_embedding", "test_embed")] == 3
@@ -235,7 +239,7 @@ def _killed_grading_process_resumes(course_copy):
 def test_unknown_student_and_broken_submission_do_not_stop_the_batch(course_copy):
     _submit_class(course_copy)
     course_copy.submit("eko", {"01_embedding": "{ not json", "02_sinusoidal": ""})
-    summary = grade_round(course_copy.course, students=["ani", "eko", "nobody"], jobs=2)
+    summary = grade_round(course_copy.course, LocalRunner(2), students=["ani", "eko", "nobody"])
     assert sorted(summary.graded) == ["ani", "eko"]
     assert "nobody" in summary.failed
     assert any("unreadable-notebook" in why for why in summary.attention["eko"])

@@ -17,13 +17,13 @@ import nbformat
 import pytest
 from conftest import FUNCTIONS, GRADERS, NOTEBOOKS, REPO
 
+from pe_course.build.release import points_problems
 from pe_course.contracts import parse_contracts
 from pe_course.engine import grade_function
 from pe_course.engine import grader as checks_module
 from pe_course.engine.diagnosis import InProcessCaller
 from pe_course.engine.inputs import arguments, call_key, memberships
 from pe_course.public_checks import Clause, Outcome
-from pe_course.release import points_problems
 
 RELEASE = REPO / "release" / "positional-encoding"
 
@@ -237,8 +237,8 @@ def test_public_properties_call_only_ordinary_inputs_or_their_own_clauses(suite,
     """The public check charges any failure inside a property to the property's clause, as the graders
     do for a property that does not hold: so a public property calls only ordinary inputs (K1's) or
     inputs of its own clause's classes."""
+    from pe_course.build.public_files import spec_of
     from pe_course.public_checks import from_data
-    from pe_course.publish import spec_of
 
     class Recorder:
         def __init__(self, fn):

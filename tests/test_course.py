@@ -90,8 +90,8 @@ def _moved_graders(tmp_path, graders_dir: str = "hidden/{assignment}"):
 
 def test_every_reader_of_the_graders_asks_the_one_trait_autograde_reads(tmp_path):
     """Build, the release's public checks, resumption and the cluster bundle look where autograde looks."""
-    from pe_course.release import public_check_files
-    from pe_course.resume import graders_fingerprint
+    from pe_course.build.release import public_check_files
+    from pe_course.round.resume import graders_fingerprint
     from pe_course.runners.bundle import course_bundle
 
     course = _moved_graders(tmp_path)

@@ -28,8 +28,10 @@ from conftest import (
 )
 from local_cluster import LocalCluster, connect
 
-from pe_course.grading_round import grade_round
-from pe_course.resume import GradeState
+from pe_course.round.grade import grade_round
+from pe_course.round.resume import GradeState
+from pe_course.runners.dask_cluster import DaskRunner
+from pe_course.runners.local import LocalRunner
 
 pytest.importorskip("distributed")
 pytestmark = [pytest.mark.slow, requires_bwrap]
@@ -82,7 +84,7 @@ def graded_locally(_course_template, tmp_path_factory) -> CourseCopy:
     local = CourseCopy(root)
     for student, notebooks in CLASS.items():
         local.submit(student, notebooks)
-    summary = grade_round(local.course, jobs=2, feedback=True)
+    summary = grade_round(local.course, LocalRunner(2), feedback=True)
     assert sorted(summary.graded) == sorted(CLASS) and not summary.failed
     assert sorted(summary.feedback) == sorted(CLASS)
     return local
@@ -148,7 +150,10 @@ def test_cluster_grades_exactly_as_local_workers(cluster, class_course, graded_l
     events = []
     try:
         summary = grade_round(
-            class_course.course, cluster=client, feedback=True, on_event=lambda k, s, _: events.append((k, s))
+            class_course.course,
+            DaskRunner(client),
+            feedback=True,
+            on_event=lambda k, s, _: events.append((k, s)),
         )
     finally:
         client.close()
@@ -173,7 +178,7 @@ def test_cluster_grades_exactly_as_local_workers(cluster, class_course, graded_l
     # and the resumability state works as locally: a second run skips everyone
     client = connect(cluster, 2)
     try:
-        again = grade_round(class_course.course, cluster=client)
+        again = grade_round(class_course.course, DaskRunner(client))
     finally:
         client.close()
     assert again.graded == [] and sorted(again.skipped) == sorted(CLASS)
@@ -202,7 +207,7 @@ def test_killed_worker_has_its_task_graded_elsewhere_once(cluster, class_course,
                 time.sleep(0.1)
 
     try:
-        summary = grade_round(class_course.course, cluster=client, on_event=kill_a_busy_worker)
+        summary = grade_round(class_course.course, DaskRunner(client), on_event=kill_a_busy_worker)
         survivors = {w["name"] for w in client.scheduler_info()["workers"].values()}
     finally:
         client.close()
@@ -249,7 +254,7 @@ def test_the_bundle_holds_only_what_a_worker_needs(class_course, tmp_path):
     import io
     import tarfile
 
-    from pe_course.grading_task import build_template
+    from pe_course.round.task import build_template
     from pe_course.runners.bundle import course_bundle
 
     (class_course.root / ".pe-course").mkdir(exist_ok=True)
@@ -301,7 +306,7 @@ def test_a_worker_that_cannot_isolate_is_named_and_refuses_its_tasks(class_cours
         assert len(refusal) == 1 and "w-nobwrap" in refusal[0], proc.stdout
         assert "bubblewrap (bwrap) is not installed" in refusal[0] and "Traceback" not in proc.stderr
         assert not (class_course.root / "autograded").exists()
-        summary = grade_round(class_course.course, ["ani"], cluster=client)
+        summary = grade_round(class_course.course, DaskRunner(client), ["ani"])
         client.close()
         assert summary.graded == [] and list(summary.failed) == ["ani"], summary
         assert summary.failed["ani"].startswith("worker w-nobwrap: Refusing to run student code: bubblewrap")
@@ -318,14 +323,14 @@ def test_a_student_with_manual_scores_gets_the_feedback_made_here_with_them(clus
     page = course_copy.root / "feedback" / "ani" / "positional-encoding" / "01_embedding.html"
     client = connect(cluster, 2)
     try:
-        first = grade_round(course_copy.course, cluster=client, feedback=True)
+        first = grade_round(course_copy.course, DaskRunner(client), feedback=True)
         assert first.feedback == ["ani"] and first.feedback_seconds == 0.0  # made on a worker
         assert "Score: 7.0 / 9.0" in " ".join(page.read_text(encoding="utf-8").split())
         with course_copy.course.gradebook() as gb:  # the written answer graded in formgrader
             grade = gb.find_grade("answer_untrained_positions", "01_embedding", "positional-encoding", "ani")
             grade.manual_score = 1.5
             gb.db.commit()
-        again = grade_round(course_copy.course, cluster=client, feedback=True, force=True)
+        again = grade_round(course_copy.course, DaskRunner(client), feedback=True, force=True)
     finally:
         client.close()
     assert again.graded == ["ani"] and again.feedback == ["ani"] and again.feedback_seconds > 0
@@ -372,7 +377,7 @@ def test_a_class_of_a_hundred_on_two_workers_is_graded_as_locally_with_feedback_
     local, remote = make_course("local"), make_course("remote")
     _submit_large_class(local, firsts)
     _submit_large_class(remote, LARGE_CLASS)
-    here = grade_round(local.course, jobs=2, feedback=True)
+    here = grade_round(local.course, LocalRunner(2), feedback=True)
     assert sorted(here.graded) == sorted(firsts) and not here.failed
     assert sorted(here.feedback) == sorted(firsts)
     client = connect(cluster, 2)
@@ -386,7 +391,7 @@ def test_a_class_of_a_hundred_on_two_workers_is_graded_as_locally_with_feedback_
 
     try:
         with get_task_stream(client) as stream:
-            summary = grade_round(remote.course, cluster=client, feedback=True, on_event=on_event)
+            summary = grade_round(remote.course, DaskRunner(client), feedback=True, on_event=on_event)
         on_event("end", "", None)
     finally:
         client.close()

@@ -150,7 +150,7 @@ def test_an_error_message_from_student_code_reads_as_written_in_the_feedback():
     assert plain(untrusted(raw)) == raw
 
 
-# The kinds of pe_course.degenerate, and the words of every notebook's grading cell that state them.
+# The kinds of pe_course.build.degenerate, and the words of every notebook's grading cell that state them.
 STATED_DEGENERATE = {
     "none": "`None`",
     "zeros": "nilai tetap (misalnya array nol berbentuk benar)",
@@ -180,7 +180,7 @@ def _grading_cells():
 def test_the_grading_cell_states_the_evidence_rule_the_graders_apply():
     """Every kind of degenerate code self-validation refuses to reward is named in every notebook, and
     the comparison of numeric kinds behaves as the notebooks say."""
-    from pe_course.degenerate import degenerate_students
+    from pe_course.build.degenerate import degenerate_students
     from pe_course.public_checks import Outcome, judge
 
     assert set(degenerate_students(lambda x: x)) == set(STATED_DEGENERATE)

@@ -240,7 +240,8 @@ except OSError:
 @pytest.mark.slow
 @requires_bwrap
 def test_two_hostile_submissions_graded_at_once_stay_in_their_groups(course_copy):
-    from pe_course.grading_round import grade_round
+    from pe_course.round.grade import grade_round
+    from pe_course.runners.local import LocalRunner
 
     config = course_copy.root / "nbgrader_config.py"
     config.write_text(config.read_text() + "\nc.ResourceGroups.memory_mib = 768\n")
@@ -260,7 +261,7 @@ def test_two_hostile_submissions_graded_at_once_stay_in_their_groups(course_copy
         )
     course_copy.submit("honest", {"01_embedding": reference_nb("01_embedding")})
     with MachineWatch() as machine:
-        summary = grade_round(course_copy.course, jobs=2)
+        summary = grade_round(course_copy.course, LocalRunner(2))
     assert sorted(summary.graded) == ["forker", "hog", "honest"]
     assert machine.peak_memory - machine.base_memory < 2 * 768 * MiB + 1024 * MiB  # two groups + the graders
     assert machine.peak_procs - machine.base_procs < 2 * 64 + 60  # two groups + the graders' own processes

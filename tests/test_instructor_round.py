@@ -117,7 +117,8 @@ SLOW_EMBED = "import time\ntime.sleep(8)\n"  # a top-level cell that keeps a wor
 def test_interrupting_a_round_stops_everything_and_the_next_run_goes_on(course_copy, how, after, tmp_path):
     """``after`` 6 s both workers are inside sandboxes; after 2.5 s (measured on the 2-core machine) the
     workers are still importing: a Ctrl-C there printed a worker's traceback and exited 2."""
-    from pe_course.grading_round import grade_round
+    from pe_course.round.grade import grade_round
+    from pe_course.runners.local import LocalRunner
 
     for student in ("ani", "budi", "citra", "dewi"):
         nb = reference_nb("01_embedding")
@@ -153,6 +154,8 @@ def test_interrupting_a_round_stops_everything_and_the_next_run_goes_on(course_c
     assert subprocess.run(["pgrep", "-f", str(scratch)], capture_output=True).returncode == 1
     assert {p.name for p in scratch.glob("pe-sandbox-*")} <= before, "scratch directories left behind"
     assert not (course_copy.root / ".pe-course" / "work").exists()
-    resumed = grade_round(course_copy.course, jobs=2)  # the gradebook is consistent and the round goes on
+    resumed = grade_round(
+        course_copy.course, LocalRunner(2)
+    )  # the gradebook is consistent and the round goes on
     assert sorted(resumed.graded + resumed.skipped) == ["ani", "budi", "citra", "dewi"]
     assert all(course_copy.scores()[(s, "01_embedding", "test_embed")] == 3 for s in ("ani", "dewi"))

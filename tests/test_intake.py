@@ -148,10 +148,11 @@ def test_moodle_download_with_a_roster_through_zip_collect(course_copy):
     # nbgrader's late-submission policy sees the LMS's times: budi's file came after the due date
     with course_copy.course.gradebook() as gb:
         gb.update_or_create_assignment("positional-encoding", duedate="2026-11-21 12:00:00")
-    from pe_course.grading_round import grade_round
     from pe_course.report import collect
+    from pe_course.round.grade import grade_round
+    from pe_course.runners.local import LocalRunner
 
-    grade_round(course_copy.course, students=["2306001", "2306002"], jobs=2)
+    grade_round(course_copy.course, LocalRunner(2), students=["2306001", "2306002"])
     late = {
         (i.student, i.detail.split(" (")[0]) for i in collect(course_copy.course).issues if i.kind == "late"
     }

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from conftest import reference_nb, requires_bwrap
 
-from pe_course.resume import GradeState
+from pe_course.round.resume import GradeState
 from pe_course.sandbox import groups
 
 pytestmark = [pytest.mark.slow, requires_bwrap]

@@ -22,7 +22,8 @@ from lms_fixtures import (
     moodle_worksheet,
 )
 
-from pe_course.grading_round import grade_round
+from pe_course.round.grade import grade_round
+from pe_course.runners.local import LocalRunner
 
 GRADED = ["2306001", "2306002", "2306006"]  # Ani (on time), Çağla (late), Fajar (two notebooks)
 
@@ -39,7 +40,7 @@ def _take_in_and_grade(course_copy, roster: Path, extra_config: str = "") -> Non
     course_copy.nbgrader("zip_collect", "positional-encoding", check=True)
     with course_copy.course.gradebook() as gb:
         gb.update_or_create_assignment("positional-encoding", duedate=DUE_UTC)
-    grade_round(course_copy.course, students=GRADED, jobs=2)
+    grade_round(course_copy.course, LocalRunner(2), students=GRADED)
     with course_copy.course.gradebook() as gb:  # a grader scores the written answers of Ani and Çağla
         for sid in GRADED[:2]:
             for nb in gb.find_submission("positional-encoding", sid).notebooks:

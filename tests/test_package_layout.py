@@ -70,7 +70,7 @@ MAY_IMPORT = {
     "pe_course.public_checks": set(),  # shipped verbatim beside the notebooks: stdlib and NumPy only
     "pe_course.sandbox": {"pe_course.public_checks", "pe_course.record", "pe_course.interruption"},
     "pe_course.interruption": set(),  # Ctrl-C and kill: signal handling under everything
-    "pe_course.precision": set(),
+    "pe_course.build.precision": set(),
     "pe_course.record": {"pe_course.public_checks"},  # the feedback's words are the public checks'
     # the one place a score is decided: the graders' vocabulary, the charging rule it ships, the student's
     # code in the sandbox, and the record it returns
@@ -86,12 +86,7 @@ MAY_IMPORT = {
 ENGINE_NEVER_REACHES = (
     "pe_course.steps",
     "pe_course.round",
-    "pe_course.grading_round",
-    "pe_course.grading_task",
     "pe_course.build",
-    "pe_course.release",
-    "pe_course.publish",
-    "pe_course.selfcheck",
     "pe_course.cli",
     "nbgrader",
 )
@@ -108,6 +103,11 @@ NEVER_IMPORTS = {
         "pe_course.lms",
     },
     "pe_course.engine": {p for p in ENGINE_NEVER_REACHES if p.startswith("pe_course.")},
+    # the round owns the runner interface; the command chooses the runner and hands it over
+    "pe_course.round": {"pe_course.runners", "pe_course.cli"},
+    "pe_course.runners": {"pe_course.cli"},
+    # building a release grades the reference and the stubs, but runs no round and no nbgrader step
+    "pe_course.build": {"pe_course.round", "pe_course.steps", "pe_course.cli"},
 }
 
 

@@ -12,7 +12,8 @@ import uuid
 import pytest
 from test_batch import CLASS, _submit_class
 
-from pe_course.grading_round import grade_round
+from pe_course.round.grade import grade_round
+from pe_course.runners.local import LocalRunner
 
 ADMIN_URL = os.environ.get("PE_COURSE_TEST_POSTGRES")
 pytestmark = [
@@ -41,8 +42,8 @@ def test_parallel_round_on_postgres_equals_serial_sqlite(make_course, postgres_u
     _submit_class(serial)
     _submit_class(on_postgres)
     serial.nbgrader("autograde", "positional-encoding", check=True)
-    summary = grade_round(on_postgres.course, jobs=2)
+    summary = grade_round(on_postgres.course, LocalRunner(2))
     assert sorted(summary.graded) == sorted(CLASS) and not summary.failed
     assert on_postgres.scores() == serial.scores()
-    again = grade_round(on_postgres.course, jobs=2)  # resumable on PostgreSQL too
+    again = grade_round(on_postgres.course, LocalRunner(2))  # resumable on PostgreSQL too
     assert sorted(again.skipped) == sorted(CLASS)

@@ -1,4 +1,4 @@
-"""Nothing committed depends on the last bits of a float (pe_course.precision).
+"""Nothing committed depends on the last bits of a float (pe_course.build.precision).
 
 - stored values: 12 significant digits, so values that differ in the last bits between CPUs (real pairs
   from two machines below) are stored the same; a comparison tolerates one stored digit, not more;
@@ -23,10 +23,10 @@ import numpy as np
 import pytest
 from conftest import REPO
 
-from pe_course import pe_tables, precision
-from pe_course.precision import same_data, same_file, stored, stored_float
+from pe_course.build import pe_tables, precision
+from pe_course.build.precision import same_data, same_file, stored, stored_float
+from pe_course.build.public_files import rounded_as_stored
 from pe_course.public_checks.compare import assert_close
-from pe_course.publish import rounded_as_stored
 
 PUBLIC = REPO / "source" / "positional-encoding" / "public_checks"
 
@@ -129,11 +129,11 @@ print(" ".join(f for f in m.__cpu_dispatch__ if m.__cpu_features__.get(f)))
 _BUILD = """
 import hashlib, sys
 from pathlib import Path
-from pe_course import pe_tables
+from pe_course.build import pe_tables
 from pe_course.course import Course
-from pe_course.precision import same_file
-from pe_course.publish import files_of
-from pe_course.release import public_check_files
+from pe_course.build.precision import same_file
+from pe_course.build.public_files import files_of
+from pe_course.build.release import public_check_files
 
 try:
     from numpy._core import _multiarray_umath as m

@@ -23,10 +23,11 @@ from test_lms import _canvas_import_rows
 
 from pe_course.lms.upload import export
 from pe_course.record import CellResult, ClauseResult, GradingRecord
-from pe_course.regrade import Cell, State, compare_student, graders_version
-from pe_course.regrade_report import RegradeReport
+from pe_course.round.regrade import Cell, State, compare_student
+from pe_course.round.regrade_report import RegradeReport
+from pe_course.round.resume import graders_version
+from pe_course.round.writer import _replace
 from pe_course.steps.regrade_notice import notice_markdown
-from pe_course.writer import _replace
 
 A = "positional-encoding"
 ONE_HOT_BUG = "def one_hot(ids, vocab_size):\n    return np.eye(vocab_size)[np.array(ids)]\n"
@@ -110,8 +111,8 @@ def test_a_student_change_names_the_clause_input_verdicts_and_the_kept_manual_sc
 
 def test_the_latest_regrade_is_every_round_of_the_latest_graders_version(tmp_path):
     from pe_course.course import Course
-    from pe_course.regrade import history, latest_changed
-    from pe_course.regrade_report import StudentChange
+    from pe_course.round.regrade import history, latest_changed
+    from pe_course.round.regrade_report import StudentChange
 
     course = Course(tmp_path, A)
     assert latest_changed(course) is None
@@ -232,7 +233,8 @@ def _versions(root: Path, student: str) -> set[str]:
 
 
 def test_a_regrade_lists_exactly_whose_score_changed_and_a_dry_run_writes_nothing(course_copy):
-    from pe_course.grading_round import grade_round
+    from pe_course.round.grade import grade_round
+    from pe_course.runners.local import LocalRunner
 
     root = course_copy.root
     nb = reference_nb("01_embedding")
@@ -267,7 +269,7 @@ def test_a_regrade_lists_exactly_whose_score_changed_and_a_dry_run_writes_nothin
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):  # Ctrl-C after the first student merged
-        grade_round(course_copy.course, jobs=1, on_event=stop_after_one, feedback=True)
+        grade_round(course_copy.course, LocalRunner(1), on_event=stop_after_one, feedback=True)
     [done] = merged
     for student in ("ani", "budi", "citra"):  # each student on one version, records and gradebook alike
         [version] = _versions(root, student)
@@ -290,7 +292,7 @@ def test_a_regrade_lists_exactly_whose_score_changed_and_a_dry_run_writes_nothin
     assert (clause["function"], clause["clause"], clause["input"]) == ("one_hot", "K3", "one_hot([], 4)")
     assert (changed[0]["new_score"] - changed[0]["old_score"]) == pytest.approx(0.25)
     assert sorted(s for r in reports for s in r["unchanged"]) == ["ani", "citra"]
-    from pe_course.regrade import latest_changed
+    from pe_course.round.regrade import latest_changed
 
     assert latest_changed(course_copy.course) == ["budi"], "what export --changed-only sends"
     assert {k["manual"] for r in reports for k in r["kept"].get("ani", [])} == {1.5}

@@ -25,13 +25,13 @@ import pytest
 from conftest import COURSE, FUNCTIONS, GRADERS, NOTEBOOKS, REPO, beside_the_notebooks, release_nb
 from nbclient import NotebookClient
 
-from pe_course import pe_tables, precision
-from pe_course.catalogue import graded_cells, notebook_points, points_table, readme_points_table
+from pe_course.build import pe_tables, precision
+from pe_course.build.points_table import graded_cells, notebook_points, points_table, readme_points_table
+from pe_course.build.release import release_diff, release_problems
 from pe_course.course import Course
 from pe_course.datafiles import MAX_DATA_BYTES, DataFileError, data_files
 from pe_course.engine.discovery import load_suite
 from pe_course.notebook import working_directory
-from pe_course.release import release_diff, release_problems
 
 SOURCE = REPO / "source" / "positional-encoding"
 RELEASE = REPO / "release" / "positional-encoding"
@@ -144,7 +144,7 @@ def test_release_diff_notices_stale_public_checks(tmp_path):
 
 def test_release_diff_tolerates_a_last_stored_digit_but_not_a_changed_value(tmp_path):
     """An expected value one unit off in its last stored digit (where another CPU's last bits round to
-    the other side) is the same release; one changed by 1e-9 is not (pe_course.precision)."""
+    the other side) is the same release; one changed by 1e-9 is not (pe_course.build.precision)."""
     course = _scratch_course(tmp_path)
     folder = course.release / "public_checks"
     last_digit = 10.0 ** (1 - precision.DIGITS)  # of a value in [1, 10)
@@ -266,10 +266,10 @@ def test_release_problems_reports_bad_data_files(tmp_path, breakage, expected):
 
 
 def test_pe_tables_are_current():
-    """The shipped tables are what ``python -m pe_course.pe_tables`` writes (02's formula, base 10000)."""
+    """The shipped tables are what ``python -m pe_course.build.pe_tables`` writes (02's formula, base 10000)."""
     fresh = pe_tables.tables_bytes(pe_tables.build_tables())
     assert (SOURCE / pe_tables.FILE_NAME).read_bytes() == fresh, (
-        "source/positional-encoding/pe_tables.npz is out of date: run `python -m pe_course.pe_tables`, "
+        "source/positional-encoding/pe_tables.npz is out of date: run `python -m pe_course.build.pe_tables`, "
         f"then {REFRESH}"
     )
     assert data_files(RELEASE) == {pe_tables.FILE_NAME: fresh}
@@ -295,7 +295,7 @@ def _loader(name: str) -> dict:
 @pytest.mark.parametrize("name", sorted(TABLES_USED))
 def test_stored_tables_give_the_tables_the_notebook_uses(name, reference):
     """_pe_table and _omega give 02's table for every size the notebook uses (NumPy's sin, cos and power
-    here, within a few ulp of the stored, correctly rounded ones: see pe_course.pe_tables), and a clear
+    here, within a few ulp of the stored, correctly rounded ones: see pe_course.build.pe_tables), and a clear
     message for one that is not stored; the loader computes nothing
     (no sine, no power)."""
     ns = _loader(name)
@@ -550,7 +550,7 @@ def test_the_release_carries_the_points_of_the_source():
 
 def test_readme_points_table_is_generated_from_the_notebooks():
     assert readme_points_table(REPO / "docs" / "notebooks.md") == points_table(SOURCE), (
-        "the points table of docs/notebooks.md is stale: run `python -m pe_course.catalogue --write`"
+        "the points table of docs/notebooks.md is stale: run `python -m pe_course.build.points_table --write`"
     )
 
 
@@ -637,8 +637,8 @@ def test_the_public_checks_ship_no_hidden_case_and_no_reference_code(suite, refe
     """public_checks/ holds the engine, the properties and, per notebook, only the public cases."""
     import json
 
+    from pe_course.build.public_files import engine_files
     from pe_course.public_checks import from_data
-    from pe_course.publish import engine_files
 
     folder = RELEASE / "public_checks"
     assert sorted(p.name for p in folder.iterdir() if p.name != "__pycache__") == sorted(

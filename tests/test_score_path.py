@@ -13,11 +13,11 @@ import pytest
 from conftest import REPO, with_code
 
 import pe_course.engine
+from pe_course.build.self_validation import reference_submission
 from pe_course.engine import award, grade_notebook
 from pe_course.notebook import load_reference
 from pe_course.public_checks import Clause, ClauseVerdict, Failure, preview_points
 from pe_course.sandbox import Sandbox
-from pe_course.selfcheck import reference_submission
 
 MAX_CALLS = 8  # from grade_notebook's first call down to award's own frame
 ENGINE = Path(pe_course.engine.__file__).resolve().parent

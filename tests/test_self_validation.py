@@ -12,14 +12,14 @@ import re
 import pytest
 from conftest import FUNCTIONS, GRADERS, REPO, reference_nb
 
+from pe_course.build.degenerate import degenerate_students
+from pe_course.build.self_validation import hard_coder
 from pe_course.datafiles import PUBLIC_DIR
-from pe_course.degenerate import degenerate_students
 from pe_course.engine import grade_function, grade_notebook
 from pe_course.engine.diagnosis import InProcessCaller
 from pe_course.engine.discovery import load_suite
 from pe_course.public_checks import preview_points, run_public
 from pe_course.sandbox import Sandbox
-from pe_course.selfcheck import hard_coder
 
 PUBLIC = REPO / "source" / "positional-encoding" / PUBLIC_DIR
 
@@ -194,7 +194,7 @@ def test_hard_coding_the_public_cases_earns_nothing(fn, suite, reference):
 def test_every_class_of_input_has_a_public_case(fn, suite, reference):
     """Every class of input a clause names, and the ordinary inputs of K1, have at least one public case,
     with its expected result: a student can see every kind of failure before submitting."""
-    from pe_course.publish import spec_of
+    from pe_course.build.public_files import spec_of
 
     spec = spec_of(suite, reference, fn)
     firsts = {case["classes"][0]["class"] if case["classes"] else "" for case in spec["cases"]}
@@ -253,6 +253,7 @@ def test_self_validation_refuses_graders_that_keep_points_by_default(monkeypatch
     doubted). Self-validation must then refuse the
     toy assignment's graders because degenerate students earn points, by the graders and by the
     public check; with the rule as it is, the same students earn nothing."""
+    from pe_course.build.self_validation import SelfCheck, _students, _write_public_checks
     from pe_course.course import Course
     from pe_course.engine import ledger as grader_module
     from pe_course.notebook import load_reference
@@ -260,7 +261,6 @@ def test_self_validation_refuses_graders_that_keep_points_by_default(monkeypatch
     from pe_course.public_checks import runner as public_runner
     from pe_course.public_checks.evidence import REAL
     from pe_course.public_checks.verdicts import Gate
-    from pe_course.selfcheck import SelfCheck, _students, _write_public_checks
 
     toy = Course(REPO / "tests" / "fixtures" / "course", "toy-attention")
     toy_suite, toy_reference = load_suite(toy.graders), load_reference(toy.source)

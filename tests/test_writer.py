@@ -12,9 +12,10 @@ import sqlite3
 import pytest
 from synthetic import prototype, synthetic
 
-from pe_course.grading_round import RoundSummary, finish, settle
-from pe_course.resume import GradeState
-from pe_course.writer import GradebookWriter
+from pe_course.round.merge import finish, settle
+from pe_course.round.resume import GradeState
+from pe_course.round.summary import RoundSummary
+from pe_course.round.writer import GradebookWriter
 
 EVENTS: list[tuple[str, str]] = []
 

@@ -1,9 +1,9 @@
 """The assignment's data files: what sits beside the notebooks (e.g. ``pe_tables.npz``, see
-:mod:`pe_course.pe_tables`) and goes into the sandbox's scratch directory for every run of a
+:mod:`pe_course.build.pe_tables`) and goes into the sandbox's scratch directory for every run of a
 student's code, so it must stay small and be plain data (NumPy archives, loaded without pickle).
 
 ``generate_assignment`` copies them from ``source/`` into ``release/``; ``pe-course release`` refuses
-anything else (:mod:`pe_course.release`); the public checks' folder beside them is not data.
+anything else (:mod:`pe_course.build.release`); the public checks' folder beside them is not data.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
-PUBLIC_DIR = "public_checks"  # the public checks' folder beside the notebooks (pe_course.publish): not data
+PUBLIC_DIR = (
+    "public_checks"  # the public checks' folder beside the notebooks (pe_course.build.public_files): not data
+)
 DATA_SUFFIXES = (".npz",)
 MAX_DATA_BYTES = 4 * 1024 * 1024  # one data file
 MAX_DATA_FILES = 8

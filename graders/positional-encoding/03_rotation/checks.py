@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course import pe_tables
+from pe_course.build import pe_tables
 from pe_course.engine import Grader, InputClass, builds_on, case_runner, check, graded, other_values
 
 from .._shared import properties as p
@@ -17,7 +17,7 @@ DEFAULT_BASE = 10000.0
 
 def _pe_rows(length: int, d_model: int) -> np.ndarray:
     """Rows 0 .. length-1 of the sinusoidal PE table (base 10000): public inputs of the properties,
-    the same numbers on every machine (they are written into public_checks/, see pe_course.precision)."""
+    the same numbers on every machine (they are written into public_checks/, see pe_course.build.precision)."""
     return pe_tables.table(length, d_model, DEFAULT_BASE)
 
 

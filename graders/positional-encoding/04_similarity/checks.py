@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course import pe_tables
+from pe_course.build import pe_tables
 from pe_course.engine import Grader, InputClass, case_runner, check, graded, other_values
 
 from .._shared import properties as p
@@ -16,7 +16,7 @@ run_cases = case_runner(__file__)  # cases/<function>.json beside this file
 
 def _pe_table(length: int, d_model: int) -> np.ndarray:
     """A sinusoidal PE table (base 10000), as data for the public properties: the same numbers on every
-    machine (they are written into public_checks/, see pe_course.precision)."""
+    machine (they are written into public_checks/, see pe_course.build.precision)."""
     return pe_tables.table(length, d_model)
 
 

@@ -18,7 +18,7 @@ from .help import add_command
 
 
 def cmd_release(args) -> int:
-    from ..release import release_diff
+    from ..build.release import release_diff
 
     course = _course(args)
     if args.check:
@@ -40,7 +40,7 @@ def cmd_release(args) -> int:
 
 def _release(course: Course) -> Path | None:
     """Regenerate release/ (with its safety checks); None, after saying why, when it refuses."""
-    from ..release import ReleaseError, refresh_release
+    from ..build.release import ReleaseError, refresh_release
 
     try:
         return refresh_release(course)
@@ -73,8 +73,8 @@ def _assignment_ready(course: Course) -> bool:
 
 
 def cmd_build(args) -> int:
+    from ..build.self_validation import released_stubs, run_selfcheck
     from ..sandbox import Sandbox
-    from ..selfcheck import released_stubs, run_selfcheck
 
     course = _course(args)
     line = isolation_line(False, trusted="reference solutions, stubs and misconceptions")
@@ -110,7 +110,7 @@ def _opted_in(course: Course) -> tuple[bool, bool]:
 
 
 def cmd_grade(args) -> int:
-    from ..round_output import grade_command
+    from .grading import grade_command
 
     course = _course(args)
     unisolated, ungrouped = _opted_in(course)
@@ -127,10 +127,11 @@ def cmd_demo(args) -> int:
     import time
 
     from .. import demo
-    from ..release import refresh_release
-    from ..round_output import print_round, run_grading
+    from ..build.release import refresh_release
+    from ..build.self_validation import run_selfcheck
+    from ..runners.local import LocalRunner
     from ..sandbox import Sandbox
-    from ..selfcheck import run_selfcheck
+    from .grading import print_round, run_grading
 
     started = time.monotonic()
     repo = Course.here(args.course or _repo_guess(), demo.ASSIGNMENT)
@@ -164,7 +165,7 @@ def cmd_demo(args) -> int:
         return 1
     console.print(f"3. nbgrader zip_collect → {len(list(course.submitted.iterdir()))} students in submitted/")
     console.print(f"4. Grading in parallel (pe-course grade --jobs {args.jobs}) and generating feedback:")
-    summary, feedback_failures = run_grading(course, None, args.jobs, force=True, unisolated=True)
+    summary, feedback_failures = run_grading(course, LocalRunner(args.jobs), force=True, unisolated=True)
     exported = demo.nbgrader_cli(course, "export", "--to", str(course.root / "grades.csv"))
     console.print(
         f"5. Grades exported with nbgrader export → grades.csv "
@@ -198,7 +199,8 @@ def _write_report(course: Course):
 def cmd_feedback(args) -> int:
     """After manual grading: feedback regenerated for everyone, released, and zipped for an LMS."""
     from ..feedback import zip_for_lms
-    from ..grading_round import feedback_round
+    from ..round.grade import feedback_round
+    from ..runners.local import LocalRunner
 
     course = _course(args)
     if not _assignment_ready(course):
@@ -218,7 +220,7 @@ def cmd_feedback(args) -> int:
             failed = bars.tasks[bar].fields["failed"] + (0 if ok else 1)
             bars.update(bar, advance=1, failed=failed)
 
-        failures = feedback_round(course, students, jobs=args.jobs, on_done=one_done)
+        failures = feedback_round(course, LocalRunner(args.jobs), students, on_done=one_done)
     for student, why in sorted(failures.items()):
         console.print(f"[red]feedback failed for {student}[/]: {why}")
     done = [s for s in students if s not in failures]
@@ -254,9 +256,9 @@ def cmd_report(args) -> int:
     course = _course(args)
     if not _assignment_ready(course):
         return 2
-    from ..regrade import history
-    from ..regrade_report import distribution
     from ..report import write_report
+    from ..round.regrade import history
+    from ..round.regrade_report import distribution
 
     path = write_report(course, Path(args.out) if args.out else None)
     console.print(f"Report written: {path}")
@@ -290,7 +292,7 @@ def cmd_export(args) -> int:
         return 2
     only = None
     if args.changed_only:
-        from ..regrade import latest_changed
+        from ..round.regrade import latest_changed
 
         changed = latest_changed(course)
         if not changed:

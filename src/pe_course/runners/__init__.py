@@ -1,4 +1,6 @@
-"""Where a round's tasks run: one interface (:class:`~.base.Runner`), two implementations.
+"""Where a round's tasks run: two implementations of the interface the round owns
+(:class:`pe_course.round.runner.Runner`); the command (:mod:`pe_course.cli.grading`) chooses one and
+hands it to the round.
 
 - :mod:`.local` — :class:`~.local.LocalRunner`, worker processes on this machine (``--jobs``);
 - :mod:`.dask_cluster` — :class:`~.dask_cluster.DaskRunner`, the workers of a Dask distributed
@@ -6,5 +8,5 @@
   (what travels to it).
 
 The round itself — skip unchanged submissions, merge each result once, feedback, attention,
-interruption — is written once, in :mod:`pe_course.grading_round`.
+interruption — is written once, in :mod:`pe_course.round.grade`.
 """

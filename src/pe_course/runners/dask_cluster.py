@@ -12,7 +12,7 @@
   that join during the round; a worker that dies has its tasks rescheduled by Dask on the others, and
   a task that took down several workers in a row (``distributed.scheduler.allowed-failures``) comes
   back failed;
-- a student's pages from the course gradebook (:class:`~pe_course.grading_task.FeedbackTask`) are made
+- a student's pages from the course gradebook (:class:`~pe_course.round.task.FeedbackTask`) are made
   on local processes: the workers never see the course gradebook.
 """
 
@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from ..course import Course
-from ..grading_task import FeedbackTask, GradeOutcome, GradeTask
-from .base import Runner, Task
+from ..round.runner import Runner, Task
+from ..round.task import FeedbackTask, GradeOutcome, GradeTask
 from .bundle import course_bundle, submission_archive, untar
 from .dask_worker import RemoteResult, forget_bundle, grade_remote, package_digest, the_bundle
 from .local import WorkerPool

@@ -1,4 +1,4 @@
-"""What runs on a Dask worker: one student's :func:`~pe_course.grading_task.grade_one`, exactly as a
+"""What runs on a Dask worker: one student's :func:`~pe_course.round.task.grade_one`, exactly as a
 local worker process runs it, in a private course directory built from what the task carries.
 
 A worker needs only this package (the same version: :func:`package_digest`) and bubblewrap — never the
@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..grading_task import GradeOutcome, GradeTask, grade_one
+from ..round.task import GradeOutcome, GradeTask, grade_one
 from ..sandbox import groups, policy, selftest
 from .bundle import tar, untar
 
@@ -65,7 +65,7 @@ def grade_remote(
     feedback: bool = False,
     ungrouped: bool = False,
 ) -> RemoteResult:
-    """One student on a Dask worker: :func:`~pe_course.grading_task.grade_one` in a private course
+    """One student on a Dask worker: :func:`~pe_course.round.task.grade_one` in a private course
     directory; the result is the private gradebook, the autograded folder and (with ``feedback``) the
     student's feedback pages, as a tar.
 

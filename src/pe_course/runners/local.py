@@ -25,11 +25,11 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..grading_task import FeedbackTask, run_task
 from ..interruption import deferred
+from ..round.runner import Outcome, Runner, Task, failed
+from ..round.task import FeedbackTask, run_task
 from ..sandbox import groups, teardown
 from ..sandbox.scratch import remove_tree
-from .base import Outcome, Runner, Task, failed
 
 IN_FLIGHT_PER_WORKER = 2
 STOP_GRACE = 15.0  # seconds a stopped worker gets to end its sandboxes before it is killed

@@ -1,6 +1,6 @@
 """What a student's feedback page says when a regrade changed it: a cell at the top of the page, in
 formal Indonesian ("Nilai Anda … berubah dari … menjadi … karena …"), from the ``regrade`` part of the
-notebook's ``.grading.json`` record (written by :meth:`pe_course.regrade.Regrade.keep`)."""
+notebook's ``.grading.json`` record (written by :meth:`pe_course.round.regrade.Regrade.keep`)."""
 
 from __future__ import annotations
 

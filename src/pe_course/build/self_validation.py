@@ -12,7 +12,7 @@
 - a submission that hard-codes the public cases' results earns nothing;
 - a degenerate student (``None``, a constant, zeros or noise of the right shape, its own argument,
   raising for everything, validating and then returning zeros or raising) earns nothing, by the
-  graders and by the public check (:mod:`pe_course.degenerate`).
+  graders and by the public check (:mod:`pe_course.build.degenerate`).
 """
 
 from __future__ import annotations
@@ -26,16 +26,16 @@ from typing import Any
 
 import nbformat
 
-from .course import Course
-from .datafiles import DataFileError, data_files
+from ..course import Course
+from ..datafiles import DataFileError, data_files
+from ..engine import grade_function, grade_notebook
+from ..engine.diagnosis import InProcessCaller
+from ..engine.discovery import load_suite
+from ..notebook import load_reference, strip_solution_markers
+from ..public_checks import close_enough, from_data, preview_points, run_public
+from ..sandbox import Sandbox
 from .degenerate import degenerate_students
-from .engine import grade_function, grade_notebook
-from .engine.diagnosis import InProcessCaller
-from .engine.discovery import load_suite
-from .notebook import load_reference, strip_solution_markers
-from .public_checks import close_enough, from_data, preview_points, run_public
-from .publish import public_files
-from .sandbox import Sandbox
+from .public_files import public_files
 
 
 @dataclass

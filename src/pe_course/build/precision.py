@@ -5,15 +5,15 @@ path NumPy dispatches to (``NPY_DISABLE_CPU_FEATURES``), on the OpenBLAS kernel 
 version. Nothing committed depends on them:
 
 - ``pe_tables.npz`` (and the PE tables the graders use as public inputs) is computed in exact decimal
-  arithmetic by :mod:`pe_course.pe_tables`: the same bytes on every machine, compared byte for byte.
+  arithmetic by :mod:`pe_course.build.pe_tables`: the same bytes on every machine, compared byte for byte.
 - The expected values of the public checks (``public_checks/<notebook>.json``, written by
-  :mod:`pe_course.publish`) are the reference's results with every float rounded to ``DIGITS``
+  :mod:`pe_course.build.public_files`) are the reference's results with every float rounded to ``DIGITS``
   significant digits and ``|x| < FLOOR`` stored as ``0.0`` (:func:`stored`). Arguments are not
   rounded: they are the graders' own inputs (literals, exact tables), the very calls the graders make.
 - A fresh build matches a committed file when its floats differ by at most one unit in the last stored
   digit, or are both within ``ATOL`` of 0 (:func:`same_file`): a value on the edge of a rounding step
   can land on either side on two machines. Everything else (text, integers, shapes, a value changed
-  by more than that) must be equal: ``pe-course release --check``, ``python -m pe_course.pe_tables
+  by more than that) must be equal: ``pe-course release --check``, ``python -m pe_course.build.pe_tables
   --check`` and the tests say "out of date" for a real change.
 
 No other committed file holds a computed float to its last bits: the golden files of the tests

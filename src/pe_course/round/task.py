@@ -4,7 +4,7 @@
 gradebook (a template holding only the assignment's structure, :func:`build_template`) and a private
 staging directory; with ``feedback`` it then makes the student's feedback pages there, from that
 private gradebook (the grades just given). It never touches the course gradebook: the round's single
-writer (:mod:`pe_course.writer`) merges what it leaves in staging and moves the files into place.
+writer (:mod:`pe_course.round.writer`) merges what it leaves in staging and moves the files into place.
 
 :func:`feedback_one` makes a student's pages from the *course* gradebook instead: a student who
 already had manual scores (the private gradebook lacks them), one whose pages a round still owes, and
@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .course import Course
-from .feedback import tidy
-from .sandbox import policy, selftest
-from .steps.execute import close_runner
+from ..course import Course
+from ..feedback import tidy
+from ..sandbox import policy, selftest
+from ..steps.execute import close_runner
 
 
 @dataclass(frozen=True)

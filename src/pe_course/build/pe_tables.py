@@ -8,15 +8,15 @@ a provided cell would hand their solution to every student. 03 and 04 therefore 
 table is the same float64 numbers as row ``p`` of a shorter one, so slicing gives exactly the table
 the notebooks printed before.
 
-The tables are the same bytes on every machine (:mod:`pe_course.precision`): NumPy's ``sin``, ``cos``
+The tables are the same bytes on every machine (:mod:`pe_course.build.precision`): NumPy's ``sin``, ``cos``
 and ``**`` may differ in the last bit between CPUs, SIMD paths and NumPy versions, so every power,
 sine and cosine here is computed in decimal arithmetic (Python's :mod:`decimal`, exact to
 ``PRECISION`` digits on every platform) and rounded once to float64; the products ``p * omega`` are
 float64 products, as in 02's formula. The result is 02's table correctly rounded: NumPy's own is
 within a few units in the last place of it.
 
-Regenerate (after changing ``D_MODELS`` or ``ROWS``) with ``python -m pe_course.pe_tables``;
-``python -m pe_course.pe_tables --check`` says whether the stored file is current (tests do too).
+Regenerate (after changing ``D_MODELS`` or ``ROWS``) with ``python -m pe_course.build.pe_tables``;
+``python -m pe_course.build.pe_tables --check`` says whether the stored file is current (tests do too).
 """
 
 from __future__ import annotations
@@ -124,13 +124,15 @@ def tables_bytes(tables: dict[str, np.ndarray]) -> bytes:
 
 
 def default_path(assignment: str | None = None) -> Path:
-    from .course import Course
+    from ..course import Course
 
     return Course.here(None, assignment).source / FILE_NAME
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pe_course.pe_tables", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m pe_course.build.pe_tables", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--check", action="store_true", help="only say whether the stored file is current")
     parser.add_argument("--path", type=Path, default=None, help=f"default: source/<assignment>/{FILE_NAME}")
     parser.add_argument("--assignment", default=None, help="default: the course's only assignment")
@@ -139,7 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     data = tables_bytes(build_tables())
     if args.check:
         if not path.is_file() or path.read_bytes() != data:
-            print(f"{path} is out of date: run `python -m pe_course.pe_tables`, then `pe-course release`")
+            print(
+                f"{path} is out of date: run `python -m pe_course.build.pe_tables`, then `pe-course release`"
+            )
             return 1
         print(f"{path} is current.")
         return 0

@@ -23,12 +23,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import precision, public_checks
-from .engine.cases import MAX_PUBLIC_DEPTH
-from .engine.declarations import Check
-from .engine.grader import reference_outcome
-from .engine.inputs import arguments, memberships, probe_call, twin_call
-from .public_checks import outcome_to_data, same_result, show_call, to_data
+from .. import public_checks
+from ..engine.cases import MAX_PUBLIC_DEPTH
+from ..engine.declarations import Check
+from ..engine.grader import reference_outcome
+from ..engine.inputs import arguments, memberships, probe_call, twin_call
+from ..public_checks import outcome_to_data, same_result, show_call, to_data
+from . import precision
 
 PROPERTIES = "properties.py"
 
@@ -189,7 +190,7 @@ def _current(name: str, old: bytes, new: bytes) -> bool:
 
 def write(folder: Path, files: dict[str, bytes]) -> None:
     """Make ``folder`` hold exactly ``files`` (stale ones removed). A file that matches already (floats
-    within one stored digit, see :mod:`pe_course.precision`) is kept: no change on another CPU."""
+    within one stored digit, see :mod:`pe_course.build.precision`) is kept: no change on another CPU."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in set(files_of(folder)) - set(files):
         (folder / name).unlink()

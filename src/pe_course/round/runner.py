@@ -1,8 +1,8 @@
 """The runner interface a grading round is written over.
 
-The round (:func:`pe_course.grading_round.grade_round`) submits tasks — a
-:class:`~pe_course.grading_task.GradeTask` (one student's grades, with their feedback pages) or a
-:class:`~pe_course.grading_task.FeedbackTask` (a student's pages from the course gradebook) — and takes
+The round (:func:`pe_course.round.grade.grade_round`) submits tasks — a
+:class:`~pe_course.round.task.GradeTask` (one student's grades, with their feedback pages) or a
+:class:`~pe_course.round.task.FeedbackTask` (a student's pages from the course gradebook) — and takes
 each one back as it finishes, with :meth:`Runner.next_finished`. The runner decides where and when
 they run, how many are in flight, and what a lost worker costs; a task that cannot be run comes back
 as a failed outcome saying why. A runner never writes the gradebook.
@@ -23,7 +23,7 @@ from typing import Any
 
 from .. import interruption
 from ..course import Course
-from ..grading_task import FeedbackOutcome, FeedbackTask, GradeOutcome, GradeTask
+from .task import FeedbackOutcome, FeedbackTask, GradeOutcome, GradeTask
 
 Task = GradeTask | FeedbackTask
 Outcome = GradeOutcome | FeedbackOutcome

@@ -9,13 +9,23 @@ import contextlib
 from rich.markup import escape
 from rich.table import Table
 
-from .course import Course
-from .export import pending_manual_grades
-from .grading_round import RoundSummary, grade_round
-from .record import GradingRecord
-from .regrade_report import RegradeReport
-from .runners.dask_cluster import REFUSES, ClusterUnavailable, connect, describe, worker_isolation
-from .terminal import console, isolation_line, progress
+from ..course import Course
+from ..export import pending_manual_grades
+from ..record import GradingRecord
+from ..round.grade import grade_round
+from ..round.regrade_report import RegradeReport
+from ..round.runner import Runner
+from ..round.summary import RoundSummary
+from ..runners.dask_cluster import (
+    REFUSES,
+    ClusterUnavailable,
+    DaskRunner,
+    connect,
+    describe,
+    worker_isolation,
+)
+from ..runners.local import LocalRunner
+from ..terminal import console, isolation_line, progress
 
 
 def grade_command(course: Course, args, unisolated: bool, assignment_ready, ungrouped: bool = False) -> int:
@@ -29,8 +39,8 @@ def grade_command(course: Course, args, unisolated: bool, assignment_ready, ungr
         return 2  # before anything is written: no gradebook entry, no moved submission
     if not assignment_ready(course):
         return 2
-    from .grading_round import submitted_students
-    from .intake import tidy_submissions
+    from ..intake import tidy_submissions
+    from ..round.grade import submitted_students
 
     if dry_run:
         console.print("Dry run: nothing is written (gradebook, records, feedback, intake, state).")
@@ -54,12 +64,12 @@ def grade_command(course: Course, args, unisolated: bool, assignment_ready, ungr
     else:
         console.print(isolation)
     try:
+        runner = DaskRunner(cluster, args.jobs) if cluster is not None else LocalRunner(args.jobs)
         summary, feedback_failures = run_grading(
             course,
+            runner,
             args.student or None,
-            args.jobs,
             args.force,
-            cluster,
             unisolated=unisolated,
             dry_run=dry_run,
             ungrouped=ungrouped,
@@ -136,16 +146,15 @@ def print_cluster_figures(summary: RoundSummary) -> None:
 
 def run_grading(
     course: Course,
+    runner: Runner,
     students=None,
-    jobs: int = 2,
     force: bool = False,
-    cluster=None,
     unisolated: bool = False,
     dry_run: bool = False,
     ungrouped: bool = False,
 ):
     """Grade with live progress bars, each student's feedback following their grades; returns
-    (summary, feedback failures). With ``cluster`` (a Dask client) the tasks run on its workers."""
+    (summary, feedback failures). The tasks run on ``runner``: local processes, or a Dask cluster's workers."""
     with progress() as bars:
         bar = bars.add_task("Grading ", total=None, failed=0)
         feedback_bar = bars.add_task("Feedback", total=None, failed=0, start=False, visible=not dry_run)
@@ -167,11 +176,10 @@ def run_grading(
 
         summary = grade_round(
             course,
+            runner,
             students,
-            jobs=jobs,
             force=force,
             on_event=on_event,
-            cluster=cluster,
             feedback=True,
             unisolated=unisolated,
             dry_run=dry_run,

@@ -16,13 +16,13 @@ from typing import Any
 import nbformat
 import numpy as np
 
-from .contracts import parse_contracts
-from .course import Course
-from .datafiles import PUBLIC_DIR, DataFileError, data_files
-from .interruption import deferred
-from .notebook import HIDDEN_MARKER, SOLUTION_BEGIN, SOLUTION_END, grade_id, is_test_cell, nbgrader_meta
+from ..contracts import parse_contracts
+from ..course import Course
+from ..datafiles import PUBLIC_DIR, DataFileError, data_files
+from ..interruption import deferred
+from ..notebook import HIDDEN_MARKER, SOLUTION_BEGIN, SOLUTION_END, grade_id, is_test_cell, nbgrader_meta
 from .precision import same_file
-from .publish import engine_files, files_of
+from .public_files import engine_files, files_of
 
 VOLATILE_CELL_KEYS = ("id",)
 RUBRIC_HEADING = (
@@ -250,7 +250,7 @@ def refresh_release(course: Course) -> Path:
     checks are written into ``source/<assignment>/public_checks/`` first, so that nbgrader copies
     them beside the notebooks (also for an instructor who runs plain ``nbgrader generate_assignment``).
     """
-    from .publish import write
+    from .public_files import write
 
     write(course.source / PUBLIC_DIR, public_check_files(course))
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,7 +1,7 @@
 """What the course grades, generated from the notebooks: the points table of ``docs/notebooks.md``.
 
 The points of each graded cell live in the source notebooks' nbgrader metadata; the table in
-``docs/notebooks.md`` is produced from them (``python -m pe_course.catalogue --write``) and
+``docs/notebooks.md`` is produced from them (``python -m pe_course.build.points_table --write``) and
 ``tests/test_release.py`` checks that the page carries exactly what this prints.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import nbformat
 
-from .notebook import grade_id, nbgrader_meta, source_notebooks
+from ..notebook import grade_id, nbgrader_meta, source_notebooks
 
 POINTS_BEGIN, POINTS_END = "<!-- points-table:start -->", "<!-- points-table:end -->"
 
@@ -72,13 +72,14 @@ def write_readme_points_table(readme: Path, table: str) -> None:
     readme.write_text(f"{before}{POINTS_BEGIN}\n{table}\n{POINTS_END}{after}", encoding="utf-8")
 
 
-if __name__ == "__main__":  # python -m pe_course.catalogue [--assignment NAME] [--write [PAGE.md]]
+if __name__ == "__main__":  # python -m pe_course.build.points_table [--assignment NAME] [--write [PAGE.md]]
     import argparse
 
-    from .course import Course, UnknownAssignment
+    from ..course import Course, UnknownAssignment
 
     parser = argparse.ArgumentParser(
-        prog="python -m pe_course.catalogue", description="An assignment's points table, from its notebooks."
+        prog="python -m pe_course.build.points_table",
+        description="An assignment's points table, from its notebooks.",
     )
     parser.add_argument("--assignment", help="a folder of source/ (default: the course's only assignment)")
     parser.add_argument(

@@ -1,12 +1,12 @@
 """A regrade is a comparison: what changed, for whom, and why, when students graded before are graded again.
 
-- :func:`graders_version`: a hash of the assignment's graders and its release, stored in every record
-  (``GradingRecord.graders_version``), so a record says which graders wrote it;
+- every record stores the graders that wrote it (``GradingRecord.graders_version``, a hash of the
+  assignment's graders and its release: :func:`pe_course.round.resume.graders_version`);
 - :class:`Regrade`: a round's before and after. At the start it reads every chosen student's state (the
   gradebook's cells, auto and manual scores, and the ``.grading.json`` records); the round's single writer
   moves each replaced record into ``regrades/<assignment>/<stamp>/previous/<student>/`` as it puts the new
-  one in place (:class:`pe_course.writer.GradebookWriter`); at the end, :meth:`Regrade.compare` gives the
-  :class:`~pe_course.regrade_report.RegradeReport`: per student old -> new score and, per clause, the check,
+  one in place (:class:`pe_course.round.writer.GradebookWriter`); at the end, :meth:`Regrade.compare` gives the
+  :class:`~pe_course.round.regrade_report.RegradeReport`: per student old -> new score and, per clause, the check,
   the input and the old and new verdict; manual scores (written answers, overrides) shown as kept. Each
   changed record gets what changed (``GradingRecord.regrade``), which its feedback page shows the student
   (:mod:`pe_course.steps.regrade_notice`).
@@ -16,53 +16,21 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .course import Course
-from .record import ClauseResult, GradingRecord, atomic_write
+from ..course import Course
+from ..record import ClauseResult, GradingRecord, atomic_write
+from .private_result import read_private
 from .regrade_report import ClauseChange, RegradeReport, StudentChange
+from .resume import course_graders_version
 
 REGRADES = "regrades"
-_VERSIONS: dict[tuple, str] = {}
 
 
-def graders_version(graders: Path, release: Path) -> str:
-    """16 hex digits of a hash over the graders' files and the release's, by path relative to each
-    (the same on a Dask worker, whose bundle holds the same files elsewhere); cached per listing."""
-    trees = [(name, root, _files(root)) for name, root in (("graders", graders), ("release", release))]
-    key = tuple((name, str(root), tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files))
-                for name, root, files in trees)  # fmt: skip
-    if key not in _VERSIONS:
-        digest = hashlib.sha256()
-        for name, root, files in trees:
-            for path in files:
-                digest.update(f"{name}/{path.relative_to(root)}\0".encode())
-                digest.update(path.read_bytes())
-                digest.update(b"\0")
-        _VERSIONS.clear()  # one listing kept: a long-lived worker grades with one version at a time
-        _VERSIONS[key] = digest.hexdigest()[:16]
-    return _VERSIONS[key]
-
-
-def _files(root: Path) -> list[Path]:
-    if not root.is_dir():
-        return []
-    skip = {"__pycache__", ".hypothesis", ".ipynb_checkpoints"}
-    return sorted(p for p in root.rglob("*") if p.is_file() and not skip & set(p.relative_to(root).parts))
-
-
-def course_graders_version(course: Course) -> str:
-    return graders_version(course.graders, course.release)
-
-
-# --------------------------------------------------------------------------------------------
-# A student's state: the gradebook's cells and the records
-# --------------------------------------------------------------------------------------------
 @dataclass
 class Cell:
     """One graded cell of a student in the gradebook."""
@@ -178,8 +146,6 @@ class Regrade:
     def after_staging(self, student: str, staging: Path) -> State:
         """A dry run's state of ``student``: the worker's records and auto scores, with the manual scores
         of the course gradebook (which a real merge keeps)."""
-        from .writer import read_private
-
         data = read_private(staging / "gradebook.db", self.course.assignment, student)
         before = self.before.get(student, State())
         cells = {}

@@ -5,7 +5,7 @@ of the result and, in the "with validation" kinds, for when to raise: code that 
 constant or zeros of the right shape, its own first argument, noise of the right shape (seeded once,
 or drawn afresh on every call), raises for everything, or validates its input correctly and then
 returns zeros or raises ``NameError``. ``pe-course build`` refuses a suite under which any of them
-earns a point, by the graders or by the public check (:mod:`pe_course.selfcheck`).
+earns a point, by the graders or by the public check (:mod:`pe_course.build.self_validation`).
 """
 
 from __future__ import annotations
