@@ -68,7 +68,8 @@ def instrument() -> None:
     import nbgrader.converters.base as converter_base
     import nbgrader.converters.generate_feedback as generate_feedback
 
-    from pe_course import course, feedback, grading_task
+    from pe_course import course, feedback
+    from pe_course.round import task as grading_task
     from pe_course.engine import grade as score
     from pe_course.sandbox import client, groups
     from pe_course.steps import execute

@@ -235,9 +235,9 @@ def release_diff(course: Course) -> list[str]:
 
 def public_check_files(course: Course) -> dict[str, bytes]:
     """The public checks as a fresh release would hold them (computed from graders/ and the reference)."""
-    from .engine.discovery import load_suite
-    from .notebook import load_reference
-    from .publish import public_files
+    from ..engine.discovery import load_suite
+    from ..notebook import load_reference
+    from .public_files import public_files
 
     notebooks = [p.stem for p in sorted(course.source.glob("*.ipynb"))]
     return public_files(load_suite(course.graders), load_reference(course.source), notebooks)
