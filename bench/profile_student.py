@@ -69,8 +69,8 @@ def instrument() -> None:
     import nbgrader.converters.generate_feedback as generate_feedback
 
     from pe_course import course, feedback
-    from pe_course.round import task as grading_task
     from pe_course.engine import grade as score
+    from pe_course.round import task as grading_task
     from pe_course.sandbox import client, groups
     from pe_course.steps import execute
 
