@@ -42,6 +42,7 @@ def test_a_group_runs_on_one_worker_and_the_longest_runs_start_first(tmp_path):
         "tests/test_self_validation.py",
         "tests/test_hostile.py",
         "tests/test_demo.py",
+        "tests/browser/test_round.py",  # the browser round: a group of the parallel phase, not `alone`
     ]
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-m", "not alone", "-q"]
@@ -69,7 +70,14 @@ def test_a_group_runs_on_one_worker_and_the_longest_runs_start_first(tmp_path):
         elif nodeid.startswith("tests/test_hostile.py"):  # a module of ONE_WORKER_MODULES
             assert nodeid.endswith("@test_hostile"), nodeid
             workers["test_hostile"].add(worker)
-    assert {group: len(on) for group, on in workers.items()} == {"built-clone": 1, "test_hostile": 1}
+        elif nodeid.startswith("tests/browser/test_round.py"):
+            assert nodeid.endswith("@test_round"), nodeid
+            workers["test_round"].add(worker)
+    assert {group: len(on) for group, on in workers.items()} == {
+        "built-clone": 1,
+        "test_hostile": 1,
+        "test_round": 1,
+    }
     first = {}
     for worker, nodeid in ran:
         first.setdefault(worker, nodeid)

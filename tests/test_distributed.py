@@ -1,7 +1,7 @@
 """Grading on a real Dask cluster: a `dask scheduler` and two `dask worker` processes started here,
 in directories that do not hold the course, give the same results as local grading — for a small class
-of every kind of submission and for a class of a hundred, with each student's feedback pages made on
-the workers; a worker killed mid-run has its task graded elsewhere and nothing is merged twice; an
+of every kind of submission and for a larger class (more students than the round keeps in flight, four
+times over), with each student's feedback pages made on the workers; a worker killed mid-run has its task graded elsewhere and nothing is merged twice; an
 unreachable scheduler is one line."""
 
 from __future__ import annotations
@@ -60,16 +60,20 @@ CLASS = {
 WRONG_EMBED = """def embed(ids, tok_table, pos_table):
     return np.asarray(tok_table, dtype=float)[np.asarray(ids, dtype=int)]"""  # forgets the positions
 
-# A class of a hundred students, one notebook each (the cheapest real submission: every per-student
-# cost is paid — sandbox, kernel, nbgrader's apps, the private gradebook, the feedback pages — over the
-# shortest notebook), of four kinds; each submission carries the timestamp `nbgrader collect` writes,
-# which goes with the feedback pages.
+# A class of 32 students, one notebook each (the cheapest real submission: every per-student cost is
+# paid — sandbox, kernel, nbgrader's apps, the private gradebook, the feedback pages — over the shortest
+# notebook), of four kinds; each submission carries the timestamp `nbgrader collect` writes, which goes
+# with the feedback pages. The round keeps 8 tasks in flight on two one-thread workers (the Dask
+# runner's MIN_IN_FLIGHT), so the class fills that window four times over: tasks wait, are sent as
+# others end, and both workers take turns. (What a hundred or more cost is measured by
+# bench/bench_grading.py, bench/README.md.)
 LARGE_KINDS = {
-    "benar": (40, {"01_embedding": reference_nb("01_embedding")}),
-    "kosong": (25, {"01_embedding": release_nb("01_embedding")}),
-    "salah": (25, {"01_embedding": with_code(reference_nb("01_embedding"), "embed", WRONG_EMBED)}),
-    "rusak": (10, {"01_embedding": "{ not json"}),
+    "benar": (8, {"01_embedding": reference_nb("01_embedding")}),
+    "kosong": (8, {"01_embedding": release_nb("01_embedding")}),
+    "salah": (8, {"01_embedding": with_code(reference_nb("01_embedding"), "embed", WRONG_EMBED)}),
+    "rusak": (8, {"01_embedding": "{ not json"}),
 }
+IN_FLIGHT = 8  # tasks the round sends ahead to two one-thread workers
 LARGE_CLASS = {
     f"{kind}{i:02d}": notebooks for kind, (count, notebooks) in LARGE_KINDS.items() for i in range(count)
 }
@@ -365,14 +369,12 @@ def _expected_from_firsts(found_locally: dict[str, object], paths) -> dict[str, 
 
 
 @pytest.mark.timeout(1800)
-def test_a_class_of_a_hundred_on_two_workers_is_graded_as_locally_with_feedback_on_the_workers(
-    cluster, make_course
-):
-    """A hundred students on the cluster; locally, the first student of each kind (the others of a kind
+def test_a_large_class_on_two_workers_is_graded_as_locally_with_feedback_on_the_workers(cluster, make_course):
+    """32 students on the cluster; locally, the first student of each kind (the others of a kind
     submitted the same notebook, so each must get exactly what the first got, names aside)."""
     from distributed import get_task_stream
 
-    assert len(LARGE_CLASS) == 100
+    assert len(LARGE_CLASS) == 4 * IN_FLIGHT
     firsts = [f"{kind}00" for kind in LARGE_KINDS]
     local, remote = make_course("local"), make_course("remote")
     _submit_large_class(local, firsts)
@@ -418,7 +420,7 @@ def test_a_class_of_a_hundred_on_two_workers_is_graded_as_locally_with_feedback_
         for (student, nb, cell) in remote.scores()
     }
     rows = _grade_rows(remote)
-    assert len(rows) == len(set(rows)) == 100 * _grade_cells(remote)
+    assert len(rows) == len(set(rows)) == len(LARGE_CLASS) * _grade_cells(remote)
     got = _autograded(remote)
     _same_cells(_as_first_of_kind(got), _expected_from_firsts(_autograded(local), got))
     pages = _feedback_pages(remote)

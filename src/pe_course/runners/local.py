@@ -23,6 +23,7 @@ import time
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterator
+from multiprocessing import resource_tracker
 from typing import Any
 
 from ..interruption import deferred
@@ -55,15 +56,20 @@ class WorkerPool:
             task = (self._feedback or self._grading).popleft()
             # a worker being started is one stop_workers() finds; it starts deaf to the terminal's Ctrl-C
             # (blocked here, so from its first instruction: Python's start-up would print a traceback)
-            with deferred(), sigint_blocked():
-                if self._pool is None:
-                    self._pool = cf.ProcessPoolExecutor(
-                        max_workers=self.jobs,
-                        mp_context=multiprocessing.get_context("spawn"),
-                        initializer=_worker_start,
-                    )
-                future = self._pool.submit(run_task, task)
-                self._running[future] = self._pool
+            with deferred():
+                # started before SIGINT is blocked: starting multiprocessing's resource tracker unblocks
+                # it in this thread (bpo-33613's mask, undone with SIG_UNBLOCK), so a worker spawned after
+                # it heard the Ctrl-C while importing and printed a traceback
+                resource_tracker.ensure_running()
+                with sigint_blocked():
+                    if self._pool is None:
+                        self._pool = cf.ProcessPoolExecutor(
+                            max_workers=self.jobs,
+                            mp_context=multiprocessing.get_context("spawn"),
+                            initializer=_worker_start,
+                        )
+                    future = self._pool.submit(run_task, task)
+                    self._running[future] = self._pool
             future.add_done_callback(functools.partial(self.report, task))
 
     def take(self, task: Task, future: cf.Future) -> Outcome | None:
