@@ -55,7 +55,7 @@ def phase(name: str, students: int) -> dict:
     times = []
     if name == "graders":
         from pe_course.course import Course
-        from pe_course.notebook import load_reference
+        from pe_course.course.notebooks import load_reference
         from pe_course.sandbox import Sandbox
         from pe_course.score import grade_notebook
         from pe_course.suite import load_suite

@@ -5,8 +5,8 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from pe_course.datafiles import data_files
-from pe_course.notebook import load_reference
+from pe_course.course.datafiles import data_files
+from pe_course.course.notebooks import load_reference
 from pe_course.record import GradingRecord
 from pe_course.sandbox import Sandbox
 from pe_course.score import grade_notebook

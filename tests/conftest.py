@@ -20,7 +20,7 @@ import pytest
 
 from pe_course.catalogue import total_points
 from pe_course.course import Course, assignments
-from pe_course.notebook import load_reference
+from pe_course.course.notebooks import load_reference
 from pe_course.record import Note
 from pe_course.sandbox import bwrap_path
 from pe_course.selfcheck import reference_submission
@@ -235,7 +235,7 @@ def pe_course(root: Path, *args: str) -> subprocess.CompletedProcess:
 def beside_the_notebooks(folder: Path, dest: Path) -> None:
     """What sits beside the notebooks in ``folder`` (data files, the public checks), copied to ``dest``
     as a student has it in JupyterLab (the notebooks themselves excepted)."""
-    from pe_course.datafiles import PUBLIC_DIR, data_files
+    from pe_course.course.datafiles import PUBLIC_DIR, data_files
     from pe_course.publish import files_of
 
     dest.mkdir(parents=True, exist_ok=True)

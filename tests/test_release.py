@@ -28,8 +28,8 @@ from nbclient import NotebookClient
 from pe_course import pe_tables, precision
 from pe_course.catalogue import graded_cells, notebook_points, points_table, readme_points_table
 from pe_course.course import Course
-from pe_course.datafiles import MAX_DATA_BYTES, DataFileError, data_files
-from pe_course.notebook import working_directory
+from pe_course.course.datafiles import MAX_DATA_BYTES, DataFileError, data_files
+from pe_course.course.notebooks import working_directory
 from pe_course.release import release_diff, release_problems
 from pe_course.suite import load_suite
 

@@ -25,7 +25,7 @@ import nbformat
 import pytest
 from conftest import GRADERS, NOTEBOOKS, REPO, CourseCopy, notes_of, reference_nb, with_code
 
-from pe_course.notebook import load_reference
+from pe_course.course.notebooks import load_reference
 from pe_course.suite import load_suite
 
 pytestmark = pytest.mark.slow

@@ -12,7 +12,7 @@ import re
 import pytest
 from conftest import FUNCTIONS, GRADERS, REPO, reference_nb
 
-from pe_course.datafiles import PUBLIC_DIR
+from pe_course.course.datafiles import PUBLIC_DIR
 from pe_course.degenerate import degenerate_students
 from pe_course.diagnosis import InProcessCaller
 from pe_course.public_checks import run_public
@@ -255,7 +255,7 @@ def test_self_validation_refuses_graders_that_keep_points_by_default(monkeypatch
     public check; with the rule as it is, the same students earn nothing."""
     from pe_course import checks as grader_module
     from pe_course.course import Course
-    from pe_course.notebook import load_reference
+    from pe_course.course.notebooks import load_reference
     from pe_course.public_checks import charging
     from pe_course.public_checks import runner as public_runner
     from pe_course.public_checks.charging import Gate

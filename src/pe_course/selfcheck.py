@@ -27,10 +27,10 @@ from typing import Any
 import nbformat
 
 from .course import Course
-from .datafiles import DataFileError, data_files
+from .course.datafiles import DataFileError, data_files
+from .course.notebooks import load_reference, strip_solution_markers
 from .degenerate import degenerate_students
 from .diagnosis import InProcessCaller
-from .notebook import load_reference, strip_solution_markers
 from .public_checks import close_enough, from_data, run_public
 from .publish import public_files
 from .sandbox import Sandbox

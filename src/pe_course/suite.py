@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from .cases import Case, read_cases
+from .course.notebooks import test_cell_ids
 from .declarations import Check, Composition, Graded, Misconception, Student
-from .notebook import test_cell_ids
 from .public_checks import Clause
 
 SHARED = "_shared"  # what several notebooks use; a folder starting with "_" is no notebook

@@ -24,8 +24,8 @@ import nbformat
 from nbgrader.preprocessors import Execute
 from traitlets import Float
 
-from ..datafiles import sandbox_data_files
-from ..notebook import is_test_cell
+from ..course.datafiles import sandbox_data_files
+from ..course.notebooks import is_test_cell
 from ..record import NoteKind
 from ..sandbox import Sandbox, Usage, prefork, read_file, sharing, write_file
 from ..sandbox.channel import LineClosed, LineReader, LineTimeout, LineTooLong

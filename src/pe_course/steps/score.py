@@ -13,9 +13,9 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
 from ..course import GRADERS_DIR, graders_path
-from ..datafiles import sandbox_data_files
+from ..course.datafiles import sandbox_data_files
+from ..course.notebooks import grade_id, is_test_cell, load_reference
 from ..feedback import cell_markdown, cell_text
-from ..notebook import grade_id, is_test_cell, load_reference
 from ..record import CellResult, CellStatus, GradingRecord, Note, NoteKind
 from ..sandbox import Limits
 from ..sandbox.policy import IsolationUnavailable
