@@ -273,7 +273,7 @@ DRAW_DIGEST = """
 import hashlib, json, sys
 from pathlib import Path
 if sys.argv[1] == "many":
-    import pe_course.cli, pe_course.demo, pe_course.report.render  # other local modules loaded first
+    import pe_course.cli, pe_course.cli.demo, pe_course.report.render  # other local modules loaded first
 from pe_course.drawing import draw
 from pe_course.public_checks import to_data
 from pe_course.suite import load_suite

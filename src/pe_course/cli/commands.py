@@ -10,11 +10,11 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from ..admin import add_check_sandbox, add_opt_outs, add_setup_groups, cmd_check_sandbox, cmd_setup_groups
 from ..course import Course, UnknownAssignment
 from ..interruption import catch_signals, deferred
-from ..terminal import console, isolation_line, progress
+from .admin import add_check_sandbox, add_opt_outs, add_setup_groups, cmd_check_sandbox, cmd_setup_groups
 from .help import add_command
+from .terminal import console, isolation_line, progress
 
 
 def cmd_release(args) -> int:
@@ -110,7 +110,7 @@ def _opted_in(course: Course) -> tuple[bool, bool]:
 
 
 def cmd_grade(args) -> int:
-    from ..round_output import grade_command
+    from .round_output import grade_command
 
     course = _course(args)
     unisolated, ungrouped = _opted_in(course)
@@ -126,11 +126,11 @@ def cmd_grade(args) -> int:
 def cmd_demo(args) -> int:
     import time
 
-    from .. import demo
     from ..release import refresh_release
-    from ..round_output import print_round, run_grading
     from ..sandbox import Sandbox
     from ..selfcheck import run_selfcheck
+    from . import demo
+    from .round_output import print_round, run_grading
 
     started = time.monotonic()
     repo = Course.here(args.course or _repo_guess(), demo.ASSIGNMENT)
@@ -245,7 +245,7 @@ def _first_line(text) -> str:
 
 def cmd_formgrader(args) -> int:
     """Jupyter in the course directory with nbgrader's formgrader open (manual grading)."""
-    from ..formgrader import serve
+    from .formgrader import serve
 
     return serve(_course(args), args.ip, args.port)
 

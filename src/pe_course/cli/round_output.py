@@ -9,12 +9,12 @@ import contextlib
 from rich.markup import escape
 from rich.table import Table
 
-from .course import Course
-from .export import pending_manual_grades
-from .grading_round import RoundSummary, grade_round
-from .record import GradingRecord
-from .regrade_report import RegradeReport
-from .runners.dask_cluster import REFUSES, ClusterUnavailable, connect, describe, worker_isolation
+from ..course import Course
+from ..export import pending_manual_grades
+from ..grading_round import RoundSummary, grade_round
+from ..record import GradingRecord
+from ..regrade_report import RegradeReport
+from ..runners.dask_cluster import REFUSES, ClusterUnavailable, connect, describe, worker_isolation
 from .terminal import console, isolation_line, progress
 
 
@@ -29,8 +29,8 @@ def grade_command(course: Course, args, unisolated: bool, assignment_ready, ungr
         return 2  # before anything is written: no gradebook entry, no moved submission
     if not assignment_ready(course):
         return 2
-    from .grading_round import submitted_students
-    from .intake import tidy_submissions
+    from ..grading_round import submitted_students
+    from ..intake import tidy_submissions
 
     if dry_run:
         console.print("Dry run: nothing is written (gradebook, records, feedback, intake, state).")

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import nbformat
 
-from .course import Course
-from .course.notebooks import grade_id, strip_solution_markers
-from .intake import canvas_name, lms_zip
+from ..course import Course
+from ..course.notebooks import grade_id, strip_solution_markers
+from ..intake import canvas_name, lms_zip
 
 REFERENCE = "reference"
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .course import Course
+from ..course import Course
 from .terminal import console
 
 
