@@ -30,7 +30,7 @@ from lms_fixtures import CLASS, canvas_gradebook
 from pe_course.catalogue import graded_cells
 from pe_course.course import Course
 from pe_course.course.notebooks import load_reference
-from pe_course.intake import canvas_name, lms_zip
+from pe_course.lms.intake import canvas_name, lms_zip
 from pe_course.lms.names import canvas_key
 from pe_course.selfcheck import reference_submission
 from pe_course.suite import load_suite

@@ -20,7 +20,7 @@ import nbformat
 
 from ..course import Course
 from ..course.notebooks import grade_id, strip_solution_markers
-from ..intake import canvas_name, lms_zip
+from ..lms.intake import canvas_name, lms_zip
 
 REFERENCE = "reference"
 

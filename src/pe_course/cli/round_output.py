@@ -10,8 +10,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..course import Course
-from ..export import pending_manual_grades
 from ..grading_round import RoundSummary, grade_round
+from ..lms.export import pending_manual_grades
 from ..record import GradingRecord
 from ..regrade_report import RegradeReport
 from ..runners.dask_cluster import REFUSES, ClusterUnavailable, connect, describe, worker_isolation
@@ -30,7 +30,7 @@ def grade_command(course: Course, args, unisolated: bool, assignment_ready, ungr
     if not assignment_ready(course):
         return 2
     from ..grading_round import submitted_students
-    from ..intake import tidy_submissions
+    from ..lms.intake import tidy_submissions
 
     if dry_run:
         console.print("Dry run: nothing is written (gradebook, records, feedback, intake, state).")
