@@ -457,7 +457,7 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 sys.path.insert(0, sys.argv[1])
 from pe_course.course.notebooks import is_test_cell
-from pe_course.sandbox.nbexec import RESET, lean_argv
+from pe_course.sandbox.inside.nbexec import RESET, lean_argv
 folder, paths = sys.argv[2], sys.argv[3:]
 km = KernelManager(kernel_name="python3")
 km.kernel_spec.argv = lean_argv(km.kernel_spec.argv)  # launched as our runner launches it

@@ -33,10 +33,11 @@ from conftest import GRADERS, REPO, requires_bwrap
 
 from pe_course.checks import CheckFailed, Grader, assert_close
 from pe_course.public_checks import Clause
-from pe_course.sandbox import Limits, MiB, Sandbox, codec
+from pe_course.sandbox import Limits, MiB, Sandbox
 from pe_course.sandbox import isolation as sandbox_module
 from pe_course.sandbox.client import StudentProcess
 from pe_course.sandbox.groups import mechanism
+from pe_course.sandbox.inside import codec
 
 
 def _has_cap_sys_resource() -> bool:

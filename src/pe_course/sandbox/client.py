@@ -24,8 +24,9 @@ import numpy as np
 from ..public_checks import (
     Outcome,  # what one call of a student function gave (shared with the public checks)
 )
-from . import codec
 from .channel import LineClosed, LineReader, LineTimeout, LineTooLong
+from .inside import FOLDER as INSIDE
+from .inside import codec
 from .isolation import Sandbox, SandboxedProcess
 from .scratch import write_file
 from .usage import Usage, strays
@@ -36,7 +37,6 @@ MAX_RESTARTS = 4
 MAX_UPSTREAM_CALLS = 64  # stand-in calls answered during one graded call
 MAX_UPSTREAM_ITEMS = 1_000_000  # numbers in one stand-in call's arguments
 MAX_UPSTREAM_INT = 100_000  # largest integer argument (d_model, length) a stand-in call may pass
-_HERE = Path(__file__).parent
 
 
 @dataclass
@@ -179,7 +179,7 @@ class StudentProcess:
         self._scratch = self._scratch_cm.__enter__()
         self._seen_hits = set()
         for name in ("worker.py", "codec.py"):
-            write_file(self._scratch, name, (_HERE / name).read_bytes())
+            write_file(self._scratch, name, (INSIDE / name).read_bytes())
         for name, data in self.files.items():
             write_file(self._scratch, name, data, mode=0o444)
         argv = [sys.executable, "-E", "-s", "-B", self.sandbox.inside(self._scratch, "worker.py")]

@@ -98,8 +98,9 @@ class Finding:
 def _sandbox_code_digest() -> str:
     """What the self-test's result depends on in this package: the sandbox's own code."""
     digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + path.read_bytes())
+    here = Path(__file__).parent
+    for path in sorted(here.rglob("*.py")):  # inside/ included: the scripts that run in the sandbox
+        digest.update(path.relative_to(here).as_posix().encode() + path.read_bytes())
     return digest.hexdigest()[:16]
 
 
