@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO / "src"))
 def notebooks(students: int):
     import nbformat
 
-    from pe_course import demo
+    from pe_course.cli import demo_class as demo
     from pe_course.course import Course
 
     course = Course(REPO)

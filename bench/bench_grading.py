@@ -63,7 +63,8 @@ import nbformat
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from pe_course import demo  # noqa: E402
+from pe_course.cli import demo_class as demo  # noqa: E402
+from pe_course.cli.demo import scratch_course  # noqa: E402
 from pe_course.course import Course  # noqa: E402
 from pe_course.grading_round import grade_round  # noqa: E402
 
@@ -193,7 +194,7 @@ CLASSES = {
 
 def make_course(root: Path, config: str | None, students: list[demo.Student]) -> Course:
     repo = Course(REPO)
-    course = demo.scratch_course(repo, root)
+    course = scratch_course(repo, root)
     if config is not None:
         (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
     else:  # our config with the production limits, not the demo's shortened ones

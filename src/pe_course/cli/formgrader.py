@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from ..course import Course
+from .common import _course
 from .terminal import console
 
 
@@ -48,3 +49,8 @@ def serve(course: Course, ip: str = "127.0.0.1", port: int = 0) -> int:
             server.terminate()
             server.wait(timeout=30)
             return 0
+
+
+def cmd_formgrader(args) -> int:
+    """Jupyter in the course directory with nbgrader's formgrader open (manual grading)."""
+    return serve(_course(args), args.ip, args.port)
