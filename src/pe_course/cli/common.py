@@ -9,7 +9,7 @@ from ..course import Course
 from .terminal import console
 
 
-def _release(course: Course) -> Path | None:
+def release_or_say(course: Course) -> Path | None:
     """Regenerate release/ (with its safety checks); None, after saying why, when it refuses."""
     from ..release import ReleaseError, refresh_release
 
@@ -20,13 +20,13 @@ def _release(course: Course) -> Path | None:
         return None
 
 
-def _course(args) -> Course:
+def course_of(args) -> Course:
     """The course directory and the assignment named on the command line (the only one if none is);
-    an unknown assignment raises :class:`UnknownAssignment`, which :func:`main` prints in one line."""
+    an unknown assignment raises :class:`UnknownAssignment`, which :func:`.commands.main` prints in one line."""
     return Course.here(args.course, getattr(args, "assignment", None))
 
 
-def _assignment_ready(course: Course) -> bool:
+def assignment_ready(course: Course) -> bool:
     """The assignment's gradebook entry exists (added from source/ if not)."""
     from nbgrader.api import MissingEntry
 
@@ -40,4 +40,4 @@ def _assignment_ready(course: Course) -> bool:
         f"The gradebook has no {course.assignment!r} yet (a fresh clone?): adding it from "
         "source/ with nbgrader generate_assignment."
     )
-    return _release(course) is not None
+    return release_or_say(course) is not None

@@ -17,7 +17,7 @@ import nbformat
 from ..course import Course
 from ..lms.intake import canvas_name, lms_zip
 from .demo_class import ASSIGNMENT, CLASS, student_notebook
-from .grading import _write_report
+from .grading import write_report_if_possible
 from .terminal import console, isolation_line
 
 
@@ -116,7 +116,7 @@ def cmd_demo(args) -> int:
         f"({'ok' if exported.returncode == 0 else 'failed'})"
     )
     print_round(course, summary, feedback_failures)
-    report = _write_report(course)
+    report = write_report_if_possible(course)
     console.print(f"6. Report: [bold]{report}[/]" if report else "6. Report: not available")
     console.print(f"Feedback for students: {course.feedback}")
     console.print(
@@ -128,5 +128,5 @@ def cmd_demo(args) -> int:
 
 def _repo_guess() -> Path:
     """The clone this package was installed from (editable installs), else the working directory."""
-    here = Path(__file__).resolve().parents[2]
+    here = Path(__file__).resolve().parents[3]  # src/pe_course/cli/demo.py -> the clone
     return here if (here / "nbgrader_config.py").is_file() else Path.cwd()

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ..course import Course
-from .common import _course
+from .common import course_of
 from .terminal import console
 
 
@@ -53,4 +53,4 @@ def serve(course: Course, ip: str = "127.0.0.1", port: int = 0) -> int:
 
 def cmd_formgrader(args) -> int:
     """Jupyter in the course directory with nbgrader's formgrader open (manual grading)."""
-    return serve(_course(args), args.ip, args.port)
+    return serve(course_of(args), args.ip, args.port)

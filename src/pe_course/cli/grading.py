@@ -8,7 +8,7 @@ from rich.table import Table
 
 from ..course import Course
 from ..interruption import deferred
-from .common import _assignment_ready, _course
+from .common import assignment_ready, course_of
 from .terminal import console, progress
 
 
@@ -22,18 +22,18 @@ def _opted_in(course: Course) -> tuple[bool, bool]:
 def cmd_grade(args) -> int:
     from .round_output import grade_command
 
-    course = _course(args)
+    course = course_of(args)
     unisolated, ungrouped = _opted_in(course)
     return grade_command(
         course,
         args,
         args.unisolated or unisolated,
-        _assignment_ready,
+        assignment_ready,
         ungrouped=args.without_resource_groups or ungrouped,
     )
 
 
-def _write_report(course: Course):
+def write_report_if_possible(course: Course):
     try:
         from ..report import write_report
     except ImportError:
@@ -46,8 +46,8 @@ def cmd_feedback(args) -> int:
     from ..feedback import zip_for_lms
     from ..grading_round import feedback_round
 
-    course = _course(args)
-    if not _assignment_ready(course):
+    course = course_of(args)
+    if not assignment_ready(course):
         return 2
     with course.gradebook() as gb:
         students = sorted(s.student.id for s in gb.find_assignment(course.assignment).submissions)
@@ -90,8 +90,8 @@ def _first_line(text) -> str:
 
 
 def cmd_report(args) -> int:
-    course = _course(args)
-    if not _assignment_ready(course):
+    course = course_of(args)
+    if not assignment_ready(course):
         return 2
     from ..regrade import history
     from ..regrade_report import distribution

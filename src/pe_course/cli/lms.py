@@ -6,7 +6,7 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from .common import _assignment_ready, _course
+from .common import assignment_ready, course_of
 from .terminal import console
 
 
@@ -15,8 +15,8 @@ def cmd_export(args) -> int:
     from ..lms.grades import ExportError
     from ..lms.upload import SOURCE_HELP, export, upload_lines
 
-    course = _course(args)
-    if not _assignment_ready(course):
+    course = course_of(args)
+    if not assignment_ready(course):
         return 2
     out = Path(args.out) if args.out else course.root / "exports" / course.assignment
     source = Path(args.source)

@@ -7,14 +7,14 @@ from pathlib import Path
 
 from rich.table import Table
 
-from .common import _course, _release
+from .common import course_of, release_or_say
 from .terminal import console, isolation_line
 
 
 def cmd_release(args) -> int:
     from ..release import release_diff
 
-    course = _course(args)
+    course = course_of(args)
     if args.check:
         differ = release_diff(course)
         if differ:
@@ -25,7 +25,7 @@ def cmd_release(args) -> int:
             return 1
         console.print("release/ matches a fresh `nbgrader generate_assignment`.")
         return 0
-    path = _release(course)
+    path = release_or_say(course)
     if path is None:
         return 1
     console.print(f"Released {len(list(path.glob('*.ipynb')))} notebooks to {path.relative_to(course.root)}")
@@ -36,7 +36,7 @@ def cmd_build(args) -> int:
     from ..sandbox import Sandbox
     from ..selfcheck import released_stubs, run_selfcheck
 
-    course = _course(args)
+    course = course_of(args)
     line = isolation_line(False, trusted="reference solutions, stubs and misconceptions")
     assert line is not None  # the project's own code may run without bubblewrap
     console.print(line)
@@ -55,7 +55,7 @@ def cmd_build(args) -> int:
         for problem in report.problems:
             console.print(f"  - {problem}")
         return 1
-    path = _release(course)
+    path = release_or_say(course)
     if path is None:
         return 1
     console.print(f"[green]Self-validation passed[/]; released to {path.relative_to(course.root)}")
