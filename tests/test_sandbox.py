@@ -824,7 +824,7 @@ def test_fallback_chown_does_not_follow_symlinks(tmp_path, monkeypatch):
     student code hands any host file (e.g. /etc/shadow) to nobody."""
     if os.geteuid() != 0:
         pytest.skip("needs root (the fallback only drops privileges when grading as root)")
-    monkeypatch.setattr(sandbox_module, "_can_drop_root", lambda: True)
+    monkeypatch.setattr(sandbox_module, "can_drop_root", lambda: True)
     victim = tmp_path / "victim"
     victim.write_text("root only\n")
     os.chown(victim, 0, 0)

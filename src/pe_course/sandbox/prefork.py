@@ -37,7 +37,8 @@ from pathlib import Path
 
 from .channel import LineClosed, LineReader, LineTimeout, LineTooLong
 from .inside import FOLDER as INSIDE
-from .isolation import MOUNT_POINT, Sandbox, SandboxedProcess, _matplotlib_font_cache, python_view, rlimits
+from .isolation import MOUNT_POINT, Sandbox, SandboxedProcess, _matplotlib_font_cache, python_view
+from .limits import rlimits
 
 log = logging.getLogger(__name__)
 PROGRAM = INSIDE / "zygote.py"

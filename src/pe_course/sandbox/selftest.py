@@ -33,7 +33,8 @@ import psutil
 from . import policy
 from .client import StudentProcess
 from .groups import mechanism
-from .isolation import MiB, Sandbox
+from .isolation import Sandbox
+from .limits import MiB
 from .policy import PLATFORMS, IsolationUnavailable
 
 # The probes, as a submission's code: standard library only, as any student could write it.
