@@ -7,4 +7,8 @@
 
 The round itself — skip unchanged submissions, merge each result once, feedback, attention,
 interruption — is written once, in :mod:`pe_course.grading_round`.
+
+Runs in the instructor's process (the runner, which starts the workers) and in the workers it starts
+(:mod:`.local`'s processes, :mod:`.dask_worker` on a Dask worker), which run ``pe_course.grading_task``.
+Imports ``grading_task``, ``course``, ``sandbox`` and ``interruption`` (docs/architecture.md).
 """
