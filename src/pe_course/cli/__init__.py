@@ -5,8 +5,8 @@ instructor: what it does, examples, the guide's page), which the documentation's
 (docs/commands.md) renders from the same parser.
 
 The other modules, one concern each: :mod:`.common` (what every command needs first), :mod:`.release`
-(``release``, ``build``), :mod:`.grading` (``grade``, ``feedback``, ``report``) with :mod:`.round_output`
-(what ``grade`` prints), :mod:`.lms` (``export``), :mod:`.formgrader`, :mod:`.admin` (``setup-groups``,
+(``release``, ``build``), :mod:`.round_commands` (``grade``, ``feedback``, ``report``) with :mod:`.grading`
+(the round ``grade`` runs and what it prints), :mod:`.lms` (``export``), :mod:`.formgrader`, :mod:`.admin` (``setup-groups``,
 ``check-sandbox``), :mod:`.demo` (``demo``) with :mod:`.demo_class` (its synthetic class), and
 :mod:`.terminal` (the console and progress bars).
 

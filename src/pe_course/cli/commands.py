@@ -12,10 +12,10 @@ from ..course import UnknownAssignment
 from ..interruption import catch_signals
 from .admin import add_check_sandbox, add_opt_outs, add_setup_groups, cmd_check_sandbox, cmd_setup_groups
 from .formgrader import cmd_formgrader
-from .grading import cmd_feedback, cmd_grade, cmd_report
 from .help import add_command
 from .lms import cmd_export
 from .release import cmd_build, cmd_release
+from .round_commands import cmd_feedback, cmd_grade, cmd_report
 from .terminal import console
 
 

@@ -17,7 +17,7 @@ import nbformat
 from ..course import Course
 from ..lms.intake import canvas_name, lms_zip
 from .demo_class import ASSIGNMENT, CLASS, student_notebook
-from .grading import write_report_if_possible
+from .round_commands import write_report_if_possible
 from .terminal import console, isolation_line
 
 
@@ -75,7 +75,7 @@ def cmd_demo(args) -> int:
     from ..release import refresh_release
     from ..sandbox import Sandbox
     from ..selfcheck import run_selfcheck
-    from .round_output import print_round, run_grading
+    from .grading import print_round, run_grading
 
     started = time.monotonic()
     repo = Course.here(args.course or _repo_guess(), ASSIGNMENT)
