@@ -27,7 +27,7 @@ sandboxes' resource groups as the records give them), so it holds on a shared ma
 machine still inflates it somewhat). The load average is recorded before each side. After both sides,
 the "floor": the same submissions run in plain kernels with nothing else (one kernel started afresh per
 student, test cells empty), whose CPU, spread over the cores, is the least wall time any grader that
-starts a fresh kernel per student can take (ours forks its kernels pre-imported, sandbox/zygote.py, so
+starts a fresh kernel per student can take (ours forks its kernels pre-imported, sandbox/inside/zygote.py, so
 it can go below it); with ``--cluster`` the scheduler's and workers' process trees are added to our CPU.
 
     python bench/bench_grading.py                          # every class: times, ratios, scores
