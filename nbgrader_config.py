@@ -40,15 +40,16 @@ c.GenerateFeedback.preprocessors = pipeline.FEEDBACK_PREPROCESSORS
 c.GenerateFeedback.exporter_class = "pe_course.feedback.FeedbackExporter"
 
 # LMS bulk downloads (Canvas and Moodle) through `nbgrader zip_collect positional-encoding`.
-c.ZipCollectApp.collector_plugin = "pe_course.intake.LmsFileNameCollector"
-c.ZipCollectApp.extractor_plugin = "pe_course.intake.ReportingExtractor"  # names entries it cannot take in
+c.ZipCollectApp.collector_plugin = "pe_course.lms.intake.LmsFileNameCollector"
+# the extractor names the entries it cannot take in
+c.ZipCollectApp.extractor_plugin = "pe_course.lms.intake.ReportingExtractor"
 # Moodle writes times in the server's local time with no zone; this course's Moodle runs on WIB.
 c.LmsFileNameCollector.lms_timezone = "Asia/Jakarta"
 # Rosters (Canvas gradebook export, Moodle grading worksheet or participants export), e.g.:
 # c.LmsFileNameCollector.rosters = ["downloaded/positional-encoding/worksheet.csv"]
 
 # grades.csv with proper quoting (nbgrader's own CSV export does not quote fields).
-c.ExportApp.plugin_class = "pe_course.export.SafeCsvExportPlugin"
+c.ExportApp.plugin_class = "pe_course.lms.export.SafeCsvExportPlugin"
 
 # Student code runs only inside bubblewrap: where it does not work, grading refuses with one line.
 # For TRUSTED code only (your own test solutions, a course self-test), never for a real class:
@@ -60,5 +61,5 @@ c.SandboxedExecute.notebook_timeout = 120
 c.ScoreWithGraders.notebook_timeout = 120
 c.ScoreWithGraders.call_timeout = 10
 # nbgrader collect takes only what each student's own unix user submitted (a shared server's exchange:
-# nbgrader's own owner check only warns; see pe_course/exchange.py)
-c.ExchangeFactory.collect = "pe_course.exchange.OwnerCheckedCollect"
+# nbgrader's own owner check only warns; see pe_course/steps/exchange_collect.py)
+c.ExchangeFactory.collect = "pe_course.steps.exchange_collect.OwnerCheckedCollect"

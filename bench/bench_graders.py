@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO / "src"))
 def notebooks(students: int):
     import nbformat
 
-    from pe_course import demo
+    from pe_course.cli import demo_class as demo
     from pe_course.course import Course
 
     course = Course(REPO)
@@ -55,9 +55,9 @@ def phase(name: str, students: int) -> dict:
     times = []
     if name == "graders":
         from pe_course.course import Course
+        from pe_course.course.notebooks import load_reference
         from pe_course.engine import grade_notebook
         from pe_course.engine.discovery import load_suite
-        from pe_course.notebook import load_reference
         from pe_course.sandbox import Sandbox
 
         suite, reference, sandbox = (

@@ -27,7 +27,7 @@ sandboxes' resource groups as the records give them), so it holds on a shared ma
 machine still inflates it somewhat). The load average is recorded before each side. After both sides,
 the "floor": the same submissions run in plain kernels with nothing else (one kernel started afresh per
 student, test cells empty), whose CPU, spread over the cores, is the least wall time any grader that
-starts a fresh kernel per student can take (ours forks its kernels pre-imported, sandbox/zygote.py, so
+starts a fresh kernel per student can take (ours forks its kernels pre-imported, sandbox/inside/zygote.py, so
 it can go below it); with ``--cluster`` the scheduler's and workers' process trees are added to our CPU.
 
     python bench/bench_grading.py                          # every class: times, ratios, scores
@@ -63,7 +63,8 @@ import nbformat
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from pe_course import demo  # noqa: E402
+from pe_course.cli import demo_class as demo  # noqa: E402
+from pe_course.cli.demo import scratch_course  # noqa: E402
 from pe_course.course import Course  # noqa: E402
 from pe_course.round.grade import grade_round  # noqa: E402
 from pe_course.runners.local import LocalRunner  # noqa: E402
@@ -194,7 +195,7 @@ CLASSES = {
 
 def make_course(root: Path, config: str | None, students: list[demo.Student]) -> Course:
     repo = Course(REPO)
-    course = demo.scratch_course(repo, root)
+    course = scratch_course(repo, root)
     if config is not None:
         (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
     else:  # our config with the production limits, not the demo's shortened ones
@@ -457,8 +458,8 @@ import nbformat
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 sys.path.insert(0, sys.argv[1])
-from pe_course.notebook import is_test_cell
-from pe_course.sandbox.nbexec import RESET, lean_argv
+from pe_course.course.notebooks import is_test_cell
+from pe_course.sandbox.inside.nbexec import RESET, lean_argv
 folder, paths = sys.argv[2], sys.argv[3:]
 km = KernelManager(kernel_name="python3")
 km.kernel_spec.argv = lean_argv(km.kernel_spec.argv)  # launched as our runner launches it

@@ -3,7 +3,7 @@
 A scratch class of N students who each hand in the reference solutions of all four notebooks is graded
 with ``pe-course grade --force --jobs 2`` three times, one after the other:
 
-- ``root``: as root (the forked runners, sandbox/zygote.py, are used);
+- ``root``: as root (the forked runners, sandbox/inside/zygote.py, are used);
 - ``root, no zygote``: as root with ``c.Isolation.prefork = False`` (what an ordinary user gets);
 - ``USER``: as the ordinary user ``--user`` (default pe-instructor), who must have a resource group
   (``sudo pe-course setup-groups --user USER``) and a venv it can run (``--venv``, a venv of

@@ -94,7 +94,7 @@ def submission_notebooks(config) -> list[tuple[object, str, Path | None]]:
     """
     import pytest
 
-    from pe_course.intake import canonical_notebook
+    from pe_course.lms.intake import canonical_notebook
 
     paths = [Path(p) for p in config.getoption("--submission")]
     courses = courses_of(config)

@@ -6,10 +6,10 @@ import nbformat
 import pytest
 
 from pe_course.build.self_validation import reference_submission
-from pe_course.datafiles import data_files
+from pe_course.course.datafiles import data_files
+from pe_course.course.notebooks import load_reference
 from pe_course.engine import grade_notebook
 from pe_course.engine.discovery import load_suite
-from pe_course.notebook import load_reference
 from pe_course.record import GradingRecord
 from pe_course.sandbox import Sandbox
 

@@ -21,8 +21,8 @@ import pytest
 from pe_course.build.points_table import total_points
 from pe_course.build.self_validation import reference_submission
 from pe_course.course import Course, assignments
+from pe_course.course.notebooks import load_reference
 from pe_course.engine.discovery import load_suite
-from pe_course.notebook import load_reference
 from pe_course.record import Note
 from pe_course.sandbox import bwrap_path
 
@@ -245,7 +245,7 @@ def beside_the_notebooks(folder: Path, dest: Path) -> None:
     """What sits beside the notebooks in ``folder`` (data files, the public checks), copied to ``dest``
     as a student has it in JupyterLab (the notebooks themselves excepted)."""
     from pe_course.build.public_files import files_of
-    from pe_course.datafiles import PUBLIC_DIR, data_files
+    from pe_course.course.datafiles import PUBLIC_DIR, data_files
 
     dest.mkdir(parents=True, exist_ok=True)
     for name, content in data_files(folder).items():

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from conftest import TOTAL_POINTS
 
-from pe_course.intake import canvas_name, lms_zip
+from pe_course.lms.intake import canvas_name, lms_zip
 from pe_course.lms.names import canvas_key, moodle_name
 
 DUE_UTC = "2026-11-21 10:00:00"  # 17:00 WIB

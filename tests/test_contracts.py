@@ -310,8 +310,8 @@ TOY = REPO / "tests" / "fixtures" / "course"  # the second assignment of tests/t
 def test_the_fixture_assignments_graders_keep_its_contract_both_ways():
     """The toy assignment's suite is bound to its notebook as positional-encoding's is: every check names
     a stated clause, every clause is enforced, and the graders call only inside the stated domains."""
+    from pe_course.course.notebooks import load_reference
     from pe_course.engine.discovery import load_suite
-    from pe_course.notebook import load_reference
 
     suite = load_suite(TOY / "graders" / "toy-attention")
     reference = load_reference(TOY / "source" / "toy-attention")

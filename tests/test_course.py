@@ -69,7 +69,7 @@ def test_every_command_says_in_one_line_which_assignments_exist(tmp_path, capsys
 
 
 def test_the_demo_names_the_graded_functions_the_graders_declare():
-    from pe_course import demo
+    from pe_course.cli import demo_class as demo
 
     assert demo.FUNCTIONS == FUNCTIONS
     assert Course(REPO, demo.ASSIGNMENT).notebooks == NOTEBOOKS

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from pe_course.demo import CLASS
+from pe_course.cli.demo_class import CLASS
 from pe_course.record import GradingRecord, Note
 from pe_course.sandbox import bwrap_path
 

@@ -113,7 +113,7 @@ def test_the_guides_instructor_round_runs_as_written_on_a_fresh_copy(built_clone
     import nbformat
     from conftest import reference_nb
 
-    from pe_course.intake import canvas_name, lms_zip
+    from pe_course.lms.intake import canvas_name, lms_zip
 
     text = GUIDE.read_text(encoding="utf-8")
     block = next(c for c in _bash_blocks(GUIDE) if c.startswith("pe-course build"))

@@ -24,7 +24,7 @@ from pe_course.public_checks import (
     verdicts,
 )
 from pe_course.public_checks.evidence import REAL, UNDECIDED, UNREAL
-from pe_course.sandbox.codec import decode_untrusted, dumps, encode, loads_untrusted
+from pe_course.sandbox.inside.codec import decode_untrusted, dumps, encode, loads_untrusted
 
 
 def double(x):

@@ -6,7 +6,7 @@ import nbformat
 import pytest
 from conftest import NOTEBOOKS, reference_nb
 
-from pe_course.intake import canvas_name, lms_zip, skipped_entries
+from pe_course.lms.intake import canvas_name, lms_zip, skipped_entries
 
 
 def test_skipped_entries_are_listed_with_the_reason(tmp_path):
@@ -53,7 +53,7 @@ def test_zip_collect_names_every_entry_it_does_not_take_in(course_copy):
 
 
 def test_misplaced_and_renamed_notebooks_are_moved_when_unambiguous_and_always_named(tmp_path):
-    from pe_course.intake import tidy_submissions
+    from pe_course.lms.intake import tidy_submissions
 
     submitted = tmp_path / "submitted"
     (submitted / "ani" / "positional-encoding").mkdir(parents=True)
@@ -228,7 +228,7 @@ def test_zip_collect_with_a_roster_it_cannot_read_takes_nothing_in_and_says_why(
 def test_a_notebook_of_another_assignment_is_never_taken_for_one_of_the_same_number(tmp_path):
     """A course with two assignments: a file named as the other assignment's notebook (an LMS download
     holding both, a student's folder) is that notebook, not this assignment's notebook of its number."""
-    from pe_course.intake import canonical_notebook, tidy_submissions
+    from pe_course.lms.intake import canonical_notebook, tidy_submissions
 
     others = ("01_attention",)
     assert canonical_notebook("01_attention.ipynb", NOTEBOOKS) == "01_embedding", "alone: by its number"

@@ -27,10 +27,10 @@ from lms_fixtures import (
     moodle_worksheet,
 )
 
-from pe_course.intake import archive_entries, canonical_notebook
 from pe_course.lms import canvas, moodle
 from pe_course.lms.collect import plan
 from pe_course.lms.grades import Final
+from pe_course.lms.intake import archive_entries, canonical_notebook
 from pe_course.lms.roster import delimiter_of, read_people, read_table, write_table
 
 NPMS = {s.npm for s in CLASS}
@@ -301,8 +301,8 @@ def test_moodle_feedback_zip_folders_parse_back_to_participants(tmp_path, versio
 def test_bad_inputs_are_one_clear_line(tmp_path):
     from traitlets import TraitError
 
-    from pe_course.intake import LmsFileNameCollector
     from pe_course.lms.grades import ExportError
+    from pe_course.lms.intake import LmsFileNameCollector
     from pe_course.lms.roster import RosterError
 
     with pytest.raises(TraitError, match="'Mars/Base' is not a time zone name"):
@@ -370,7 +370,7 @@ def test_export_on_a_real_gradebook_without_an_intake_names_what_it_cannot_send(
 
 
 def test_two_files_for_one_notebook_the_later_upload_is_taken_and_the_other_named(tmp_path):
-    from pe_course.intake import canvas_name, lms_zip
+    from pe_course.lms.intake import canvas_name, lms_zip
 
     canvas = lms_zip(
         tmp_path / "canvas.zip",

@@ -4,6 +4,9 @@ and small modules: in ``src/pe_course`` and in the graders (``graders/`` and the
 
 from __future__ import annotations
 
+import ast
+import re
+import sys
 from pathlib import Path
 
 import grimp
@@ -145,3 +148,95 @@ def test_grading_reaches_no_step_round_release_command_or_nbgrader():
         if target in graph.modules
     }
     assert not any(reached.values()), f"pe_course.engine reaches: { {t: c for t, c in reached.items() if c} }"
+
+
+# The course directory is the bottom of the house: what a course holds, read by everything above it.
+ABOVE_THE_COURSE = {
+    f"pe_course.{name}"
+    for name in (
+        "cli", "lms", "report", "steps", "runners", "engine", "round", "build",  # packages, and those issue 33 forms
+        "checks", "score", "suite", "declarations", "diagnosis", "cases", "inputs", "drawing", "answers",
+        "grading_round", "grading_task", "writer", "resume", "regrade", "regrade_report",
+        "release", "publish", "selfcheck", "degenerate", "catalogue", "pe_tables", "feedback",
+    )
+}  # fmt: skip
+
+
+def test_the_course_imports_nothing_above_it():
+    graph = grimp.build_graph("pe_course")
+    wrong = _imported_packages(graph, "pe_course.course") & ABOVE_THE_COURSE
+    assert not wrong, f"pe_course.course imports from above it: {sorted(wrong)}"
+
+
+INSIDE = PACKAGE / "sandbox" / "inside"
+# What the scripts inside bubblewrap may import besides the standard library and each other (by plain
+# name: they run as scripts, ``python worker.py``): NumPy, and for the notebook runner nbclient's stack.
+INSIDE_MAY_IMPORT = {"numpy", "nbclient", "nbformat", "jupyter_client", "jupyter_core", "traitlets"}
+
+
+def test_what_runs_inside_bubblewrap_imports_nothing_of_the_package_outside_it():
+    graph = grimp.build_graph("pe_course")
+    inside = {"pe_course.sandbox.inside", *graph.find_descendants("pe_course.sandbox.inside")}
+    outside = {
+        f"{module} -> {imported}"
+        for module in inside
+        for imported in graph.find_modules_directly_imported_by(module)
+        if imported not in inside and not imported.startswith("pe_course.public_checks")
+    }
+    assert not outside, f"sandbox/inside imports the package outside it: {sorted(outside)}"
+    siblings = {path.stem for path in INSIDE.glob("*.py")}
+    for path in INSIDE.glob("*.py"):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                assert node.level == 0 or path.name == "__init__.py", (
+                    f"{path.name}: a relative import in a script"
+                )
+                names.add((node.module or "").split(".")[0])
+        foreign = names - set(sys.stdlib_module_names) - siblings - INSIDE_MAY_IMPORT - {""}
+        assert not foreign, f"{path.name} (runs inside bubblewrap) imports {sorted(foreign)}"
+
+
+def test_every_script_the_host_copies_into_a_sandbox_is_where_it_reads_it():
+    """The host reads the scripts by path (a move once left it reading a file that was gone): every
+    ``"<name>.py"`` the sandbox's host side and the steps name is a file of sandbox/inside/."""
+    named = {
+        match
+        for folder in (PACKAGE / "sandbox", PACKAGE / "steps")
+        for path in folder.glob("*.py")
+        for match in re.findall(r"[\"'](\w+\.py)[\"']", path.read_text(encoding="utf-8"))
+    }
+    assert {"worker.py", "codec.py", "nbexec.py", "zygote.py"} <= named
+    missing = sorted(name for name in named if not (INSIDE / name).is_file())
+    assert not missing, f"named as scripts to copy into a sandbox, but not in sandbox/inside/: {missing}"
+
+
+def test_every_module_the_architecture_page_names_exists():
+    """docs/architecture.md is where a newcomer starts: its package map names only what is there."""
+    page = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    text = page[
+        page.index("## The package map") : page.index("## The pipeline")
+    ]  # the map, the runtimes, the wiring
+    files = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")}
+    names = {Path(f).name for f in files}
+    folders = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*") if p.is_dir()}
+    missing = []
+    for ref in set(re.findall(r"`([\w/]+\.py)(?::\w+(?:\.\w+)?)?`", text)):
+        known = files if "/" in ref else names
+        if ref not in known and not (REPO / ref).is_file():
+            missing.append(ref)
+    for ref in set(re.findall(r"`([a-z_]+(?:/[a-z_]+)*)/`", text)):
+        if ref not in folders and not (REPO / ref).is_dir():
+            missing.append(ref + "/")
+    for dotted in set(re.findall(r"\bpe_course(?:\.\w+)+", text)):
+        parts = dotted.split(".")
+        found = any(
+            (PACKAGE.parent / "/".join(parts[:n])).with_suffix(".py").is_file()
+            or (PACKAGE.parent / "/".join(parts[:n]) / "__init__.py").is_file()
+            for n in (len(parts), len(parts) - 1)  # a module, or a name in one
+        )
+        if not found:
+            missing.append(dotted)
+    assert not missing, f"docs/architecture.md names what is not in src/pe_course: {sorted(missing)}"

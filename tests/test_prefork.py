@@ -1,4 +1,4 @@
-"""Notebook runners forked pre-imported into their sandboxes (sandbox/zygote.py, sandbox/prefork.py).
+"""Notebook runners forked pre-imported into their sandboxes (sandbox/inside/zygote.py, sandbox/prefork.py).
 
 The fork must be indistinguishable, from inside, from a runner and kernel bubblewrap started afresh —
 same user, capabilities (none), namespaces, mounts, environment, limits, resource group, interpreter
@@ -190,7 +190,7 @@ def test_a_fork_that_fails_ends_its_zygote_and_the_next_runner_gets_a_new_one(tm
 
 def test_the_first_cells_output_is_never_lost():
     """The runner starts a notebook as soon as its kernel answers and IOPub carries a message, without
-    jupyter_client's wait for 0.2 s of silence there (sandbox/nbexec.py's _ready): the first cell's
+    jupyter_client's wait for 0.2 s of silence there (sandbox/inside/nbexec.py's _ready): the first cell's
     output still arrives, every time."""
     sandbox = Sandbox()
     for i in range(5):

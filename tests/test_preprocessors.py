@@ -231,7 +231,7 @@ def test_the_runner_says_why_it_could_not_write_its_result(tmp_path):
     """A notebook whose executed copy could not be written (a full disk, a folder the kernel removed)
     used to come back as "hasil eksekusi tidak ditemukan" with no trace of why: the runner now puts
     the error in its reply, and the grader reads it as untrusted text (logged, never shown)."""
-    from pe_course.sandbox import nbexec
+    from pe_course.sandbox.inside import nbexec
     from pe_course.steps.execute import _wait_line
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("reset"), nbformat.v4.new_code_cell("1")])

@@ -29,9 +29,9 @@ from pe_course.build import pe_tables, precision
 from pe_course.build.points_table import graded_cells, notebook_points, points_table, readme_points_table
 from pe_course.build.release import release_diff, release_problems
 from pe_course.course import Course
-from pe_course.datafiles import MAX_DATA_BYTES, DataFileError, data_files
+from pe_course.course.datafiles import MAX_DATA_BYTES, DataFileError, data_files
+from pe_course.course.notebooks import working_directory
 from pe_course.engine.discovery import load_suite
-from pe_course.notebook import working_directory
 
 SOURCE = REPO / "source" / "positional-encoding"
 RELEASE = REPO / "release" / "positional-encoding"

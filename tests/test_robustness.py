@@ -25,8 +25,8 @@ import nbformat
 import pytest
 from conftest import GRADERS, NOTEBOOKS, REPO, CourseCopy, notes_of, reference_nb, with_code
 
+from pe_course.course.notebooks import load_reference
 from pe_course.engine.discovery import load_suite
-from pe_course.notebook import load_reference
 
 pytestmark = pytest.mark.slow
 

@@ -33,10 +33,11 @@ from conftest import GRADERS, REPO, requires_bwrap
 
 from pe_course.engine import CheckFailed, Grader, assert_close
 from pe_course.public_checks import Clause
-from pe_course.sandbox import Limits, MiB, Sandbox, codec
+from pe_course.sandbox import Limits, MiB, Sandbox
 from pe_course.sandbox import isolation as sandbox_module
 from pe_course.sandbox.client import StudentProcess
 from pe_course.sandbox.groups import mechanism
+from pe_course.sandbox.inside import codec
 
 
 def _has_cap_sys_resource() -> bool:
@@ -823,7 +824,7 @@ def test_fallback_chown_does_not_follow_symlinks(tmp_path, monkeypatch):
     student code hands any host file (e.g. /etc/shadow) to nobody."""
     if os.geteuid() != 0:
         pytest.skip("needs root (the fallback only drops privileges when grading as root)")
-    monkeypatch.setattr(sandbox_module, "_can_drop_root", lambda: True)
+    monkeypatch.setattr(sandbox_module, "can_drop_root", lambda: True)
     victim = tmp_path / "victim"
     victim.write_text("root only\n")
     os.chown(victim, 0, 0)

@@ -14,8 +14,8 @@ from conftest import REPO, with_code
 
 import pe_course.engine
 from pe_course.build.self_validation import reference_submission
+from pe_course.course.notebooks import load_reference
 from pe_course.engine import award, grade_notebook
-from pe_course.notebook import load_reference
 from pe_course.public_checks import Clause, ClauseVerdict, Failure, preview_points
 from pe_course.sandbox import Sandbox
 

@@ -30,10 +30,10 @@ from lms_fixtures import CLASS, canvas_gradebook
 from pe_course.build.points_table import graded_cells
 from pe_course.build.self_validation import reference_submission
 from pe_course.course import Course
+from pe_course.course.notebooks import load_reference
 from pe_course.engine.discovery import load_suite
-from pe_course.intake import canvas_name, lms_zip
+from pe_course.lms.intake import canvas_name, lms_zip
 from pe_course.lms.names import canvas_key
-from pe_course.notebook import load_reference
 
 pytestmark = requires_bwrap  # slow: tests/conftest.py's SLOW_MODULES
 

@@ -14,7 +14,7 @@ from conftest import FUNCTIONS, GRADERS, REPO, reference_nb
 
 from pe_course.build.degenerate import degenerate_students
 from pe_course.build.self_validation import hard_coder
-from pe_course.datafiles import PUBLIC_DIR
+from pe_course.course.datafiles import PUBLIC_DIR
 from pe_course.engine import grade_function, grade_notebook
 from pe_course.engine.diagnosis import InProcessCaller
 from pe_course.engine.discovery import load_suite
@@ -255,8 +255,8 @@ def test_self_validation_refuses_graders_that_keep_points_by_default(monkeypatch
     public check; with the rule as it is, the same students earn nothing."""
     from pe_course.build.self_validation import SelfCheck, _students, _write_public_checks
     from pe_course.course import Course
+    from pe_course.course.notebooks import load_reference
     from pe_course.engine import ledger as grader_module
-    from pe_course.notebook import load_reference
     from pe_course.public_checks import charging
     from pe_course.public_checks import runner as public_runner
     from pe_course.public_checks.evidence import REAL

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import nbformat
 
-from ..notebook import grade_id, nbgrader_meta, source_notebooks
+from ..course.notebooks import grade_id, nbgrader_meta, source_notebooks
 
 POINTS_BEGIN, POINTS_END = "<!-- points-table:start -->", "<!-- points-table:end -->"
 

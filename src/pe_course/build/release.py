@@ -18,9 +18,16 @@ import numpy as np
 
 from ..contracts import parse_contracts
 from ..course import Course
-from ..datafiles import PUBLIC_DIR, DataFileError, data_files
+from ..course.datafiles import PUBLIC_DIR, DataFileError, data_files
+from ..course.notebooks import (
+    HIDDEN_MARKER,
+    SOLUTION_BEGIN,
+    SOLUTION_END,
+    grade_id,
+    is_test_cell,
+    nbgrader_meta,
+)
 from ..interruption import deferred
-from ..notebook import HIDDEN_MARKER, SOLUTION_BEGIN, SOLUTION_END, grade_id, is_test_cell, nbgrader_meta
 from .precision import same_file
 from .public_files import engine_files, files_of
 
@@ -235,8 +242,8 @@ def release_diff(course: Course) -> list[str]:
 
 def public_check_files(course: Course) -> dict[str, bytes]:
     """The public checks as a fresh release would hold them (computed from graders/ and the reference)."""
+    from ..course.notebooks import load_reference
     from ..engine.discovery import load_suite
-    from ..notebook import load_reference
     from .public_files import public_files
 
     notebooks = [p.stem for p in sorted(course.source.glob("*.ipynb"))]

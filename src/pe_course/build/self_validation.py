@@ -27,11 +27,11 @@ from typing import Any
 import nbformat
 
 from ..course import Course
-from ..datafiles import DataFileError, data_files
+from ..course.datafiles import DataFileError, data_files
+from ..course.notebooks import load_reference, strip_solution_markers
 from ..engine import grade_function, grade_notebook
 from ..engine.diagnosis import InProcessCaller
 from ..engine.discovery import load_suite
-from ..notebook import load_reference, strip_solution_markers
 from ..public_checks import close_enough, from_data, preview_points, run_public
 from ..sandbox import Sandbox
 from .degenerate import degenerate_students

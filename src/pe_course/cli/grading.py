@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..course import Course
-from ..export import pending_manual_grades
+from ..lms.export import pending_manual_grades
 from ..record import GradingRecord
 from ..round.grade import grade_round
 from ..round.regrade_report import RegradeReport
@@ -25,7 +25,7 @@ from ..runners.dask_cluster import (
     worker_isolation,
 )
 from ..runners.local import LocalRunner
-from ..terminal import console, isolation_line, progress
+from .terminal import console, isolation_line, progress
 
 
 def grade_command(course: Course, args, unisolated: bool, assignment_ready, ungrouped: bool = False) -> int:
@@ -39,7 +39,7 @@ def grade_command(course: Course, args, unisolated: bool, assignment_ready, ungr
         return 2  # before anything is written: no gradebook entry, no moved submission
     if not assignment_ready(course):
         return 2
-    from ..intake import tidy_submissions
+    from ..lms.intake import tidy_submissions
     from ..round.grade import submitted_students
 
     if dry_run:

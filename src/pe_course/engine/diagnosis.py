@@ -82,7 +82,7 @@ class InProcessCaller:
         return "ok" if callable(self.functions.get(fn)) else "missing"
 
     def call(self, fn: str, *args: Any, **kwargs: Any) -> Outcome:
-        from ..sandbox import codec
+        from ..sandbox.inside import codec
 
         if self.status(fn) != "ok":
             return Outcome("missing", message="missing")

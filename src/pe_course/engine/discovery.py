@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..notebook import test_cell_ids
+from ..course.notebooks import test_cell_ids
 from ..public_checks import Clause
 from .cases import Case, public_calls, read_cases
 from .declarations import Check, Composition, Graded, Misconception, Student

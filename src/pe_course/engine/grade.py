@@ -17,7 +17,7 @@ import time
 import traceback
 from typing import Any
 
-from ..notebook import worker_cells
+from ..course.notebooks import worker_cells
 from ..public_checks import CheckFailed, ClauseVerdict
 from ..record import CellResult, CellStatus, CheckResult, ClauseResult, GradingRecord, Note, NoteKind
 from ..sandbox import Sandbox, sharing
@@ -76,7 +76,7 @@ def grade_notebook(
 ) -> GradingRecord:
     """Grade every graded function of ``nb`` (a notebook dict) with the hidden graders.
 
-    ``files``: the assignment's data files (``pe_course.datafiles.data_files``), put beside the
+    ``files``: the assignment's data files (``pe_course.course.datafiles.data_files``), put beside the
     submission's code in the worker's scratch directory as they sit beside the notebook for the student.
     """
     started = time.monotonic()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from nbgrader.api import MissingEntry
 
-from ..export import _cell, pending_manual_grades
+from .export import _cell, pending_manual_grades
 from .roster import Table
 
 

@@ -11,6 +11,10 @@
 
 The report is instructor-facing and in English; clause texts, failure messages and misconception hints
 are shown as written (Indonesian).
+
+Runs in the instructor's process (``pe-course report``, ``grade``, ``demo``). Imports ``course``, ``lms``
+(nbgrader's CSV export), the record and, for the hints of today's graders, ``suite``
+(docs/architecture.md).
 """
 
 from .collect import CellStat, ClauseStat, Issue, MisconceptionStat, ReportData, StudentReport, collect

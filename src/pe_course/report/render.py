@@ -182,7 +182,7 @@ def render_html(data: ReportData, grades_csv: str | None = "grades.csv") -> str:
 
 def export_grades(course: Course, path: Path) -> Path:
     """``grades.csv`` for this assignment with nbgrader's own CSV exporter (as ``nbgrader export``)."""
-    from ..export import SafeCsvExportPlugin
+    from ..lms.export import SafeCsvExportPlugin
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

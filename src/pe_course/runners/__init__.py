@@ -9,4 +9,8 @@ hands it to the round.
 
 The round itself — skip unchanged submissions, merge each result once, feedback, attention,
 interruption — is written once, in :mod:`pe_course.round.grade`.
+
+Runs in the instructor's process (the runner, which starts the workers) and in the workers it starts
+(:mod:`.local`'s processes, :mod:`.dask_worker` on a Dask worker), which run ``pe_course.round.task``.
+Imports ``round`` (the runner interface and the task), ``course``, ``sandbox`` and ``interruption`` (docs/architecture.md).
 """

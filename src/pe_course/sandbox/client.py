@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import select
 import subprocess
 import sys
 import time
@@ -19,24 +18,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..public_checks import (
     Outcome,  # what one call of a student function gave (shared with the public checks)
 )
-from . import codec
-from .channel import LineClosed, LineReader, LineTimeout, LineTooLong
+from . import wire
+from .channel import LineReader
+from .inside import FOLDER as INSIDE
+from .inside import codec
 from .isolation import Sandbox, SandboxedProcess
 from .scratch import write_file
 from .usage import Usage, strays
 
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-MAX_JSON_ITEMS = 2_000_000  # a reply with more list items than this is refused before parsing
 MAX_RESTARTS = 4
 MAX_UPSTREAM_CALLS = 64  # stand-in calls answered during one graded call
-MAX_UPSTREAM_ITEMS = 1_000_000  # numbers in one stand-in call's arguments
-MAX_UPSTREAM_INT = 100_000  # largest integer argument (d_model, length) a stand-in call may pass
-_HERE = Path(__file__).parent
 
 
 @dataclass
@@ -48,47 +42,6 @@ class LoadReport:
     timed_out_cells: list[int] = field(default_factory=list)
     crashed: bool = False
     usage: Usage = field(default_factory=Usage)  # the worker's resource groups, over all its restarts
-
-
-def serve_upstream(implementation: Any, message: dict) -> dict:
-    """The trusted upstream function's answer to a request the worker's stand-in sent.
-
-    Arguments come from student code: they are decoded strictly and bounded (numbers in arrays,
-    size of integers) before trusted code runs on them in the grader process.
-    """
-    try:
-        args = codec.decode_untrusted(message.get("args"))
-        raw_kwargs = message.get("kwargs")
-        if not isinstance(args, list) or not isinstance(raw_kwargs, dict) or len(raw_kwargs) > 8:
-            raise codec.DecodeError("bentuk permintaan salah")
-        kwargs = {str(k)[:40]: codec.decode_untrusted(v) for k, v in raw_kwargs.items()}
-        if sum(_items(v) for v in [*args, *kwargs.values()]) > MAX_UPSTREAM_ITEMS:
-            raise codec.DecodeError("argumen terlalu besar")
-    except codec.DecodeError as exc:
-        return {"op": "upstream", "ok": False, "error": "TypeError", "message": str(exc)}
-    try:
-        with np.errstate(all="ignore"):
-            value = implementation(*args, **kwargs)
-        return {"op": "upstream", "ok": True, "value": codec.encode(value)}
-    except Exception as exc:  # noqa: BLE001 (the answer to arguments the student chose may be an error)
-        return {"op": "upstream", "ok": False, "error": type(exc).__name__, "message": str(exc)[:300]}
-
-
-def _items(value: Any) -> int:
-    """How many numbers a decoded value holds; huge integers count as huge (they size arrays)."""
-    if isinstance(value, (list, tuple)):
-        return sum(_items(v) for v in value) + 1
-    if isinstance(value, int) and abs(value) > MAX_UPSTREAM_INT:
-        return MAX_UPSTREAM_ITEMS + 1
-    return int(getattr(value, "size", 1))
-
-
-class _Timeout(Exception):
-    pass
-
-
-class _Crashed(Exception):
-    pass
 
 
 class StudentProcess:
@@ -179,7 +132,7 @@ class StudentProcess:
         self._scratch = self._scratch_cm.__enter__()
         self._seen_hits = set()
         for name in ("worker.py", "codec.py"):
-            write_file(self._scratch, name, (_HERE / name).read_bytes())
+            write_file(self._scratch, name, (INSIDE / name).read_bytes())
         for name, data in self.files.items():
             write_file(self._scratch, name, data, mode=0o444)
         argv = [sys.executable, "-E", "-s", "-B", self.sandbox.inside(self._scratch, "worker.py")]
@@ -187,7 +140,7 @@ class StudentProcess:
             argv, self._scratch, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
         assert self._proc.proc.stdout is not None and self._proc.proc.stdin is not None  # both are pipes
-        self._reader = LineReader(self._proc.proc.stdout.fileno(), MAX_MESSAGE_BYTES)
+        self._reader = LineReader(self._proc.proc.stdout.fileno(), wire.MAX_MESSAGE_BYTES)
         fd = self._proc.proc.stdin.fileno()
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
 
@@ -223,9 +176,9 @@ class StudentProcess:
                         self._accept_load(message)
                         self._note_strays()
                         return
-                    raise _Crashed("unexpected message")
+                    raise wire.Crashed("unexpected message")
                 continue
-            except _Timeout:
+            except wire.Timeout:
                 if (
                     isinstance(current, int)
                     and current not in self._skip
@@ -236,7 +189,7 @@ class StudentProcess:
                     continue  # run the submission again without the cell that hung
                 self._fail_load()
                 return
-            except _Crashed:
+            except wire.Crashed:
                 if (
                     isinstance(current, int)
                     and current not in self._skip
@@ -260,7 +213,7 @@ class StudentProcess:
         functions = message.get("functions")
         errors = message.get("errors")
         if not isinstance(functions, dict) or not isinstance(errors, list):
-            raise _Crashed("bad load report")
+            raise wire.Crashed("bad load report")
         self.report.functions = {
             name: str(functions.get(name))
             if functions.get(name) in ("ok", "missing", "not-callable")
@@ -328,9 +281,9 @@ class StudentProcess:
             served = 0
             while upstream and message.get("event") == "upstream" and served < MAX_UPSTREAM_CALLS:
                 served += 1
-                self._send(serve_upstream(upstream[1], message), deadline)
+                self._send(wire.serve_upstream(upstream[1], message), deadline)
                 message = self._receive(deadline)
-        except _Timeout:
+        except wire.Timeout:
             if self._over_limit(fn):
                 return Outcome("limit", message=self._limit_messages[fn])
             self._stop()
@@ -338,7 +291,7 @@ class StudentProcess:
             return Outcome(
                 "timeout", message=f"tidak selesai dalam {self.sandbox.limits.call_timeout:g} detik"
             )
-        except _Crashed as exc:
+        except wire.Crashed as exc:
             if self._over_limit(fn):
                 return Outcome("limit", message=self._limit_messages[fn])
             self._stop()
@@ -388,41 +341,8 @@ class StudentProcess:
     # -- wire --------------------------------------------------------------------------------
     def _send(self, message: dict, deadline: float) -> None:
         assert self._proc is not None and self._proc.proc.stdin is not None
-        data = memoryview((codec.dumps(message) + "\n").encode())
-        fd = self._proc.proc.stdin.fileno()
-        while data:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _Timeout
-            _, writable, _ = select.select([], [fd], [], remaining)
-            if not writable:
-                raise _Timeout
-            try:
-                written = os.write(fd, data)
-            except BlockingIOError:
-                continue
-            except (BrokenPipeError, OSError) as exc:
-                raise _Crashed("proses siswa berhenti") from exc
-            data = data[written:]
+        wire.send(self._proc.proc.stdin.fileno(), message, deadline)
 
     def _receive(self, deadline: float) -> dict:
         assert self._proc is not None and self._reader is not None
-        try:
-            line = self._reader.read_line(deadline)
-        except LineTimeout:
-            raise _Timeout from None
-        except LineClosed:
-            raise _Crashed("proses siswa berhenti") from None
-        except LineTooLong:
-            raise _Crashed("keluaran terlalu besar") from None
-        if line.count(b",") > MAX_JSON_ITEMS:
-            raise _Crashed("keluaran terlalu besar")
-        if time.monotonic() > deadline:
-            raise _Timeout
-        try:
-            message = codec.loads_untrusted(line)
-        except codec.DecodeError as exc:
-            raise _Crashed(str(exc)) from exc
-        if not isinstance(message, dict):
-            raise _Crashed("pesan bukan objek")
-        return message
+        return wire.receive(self._reader, deadline)

@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import signal
 import threading
 import time
 import uuid
@@ -34,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import delegation, teardown
+from .groupfs import group_pids, kill_group, read_int, read_keyed, remove_dirs, too_big
 from .usage import Usage
 
 V1_ROOT = Path("/sys/fs/cgroup")
@@ -146,24 +146,6 @@ def sweep_stale(mech: Mechanism | None = None, older_than: float = STALE_AFTER) 
     return removed
 
 
-def _read_int(path: Path, default: int = 0) -> int:
-    try:
-        text = path.read_text().strip()
-    except OSError:
-        return default
-    return default if text == "max" else int(text or default)
-
-
-def _read_keyed(path: Path) -> dict[str, int]:
-    out = {}
-    with contextlib.suppress(OSError):
-        for line in path.read_text().splitlines():
-            key, _, value = line.partition(" ")
-            with contextlib.suppress(ValueError):
-                out[key] = int(value)
-    return out
-
-
 class ResourceGroup:
     """The control group of one sandboxed run (see the module docstring)."""
 
@@ -224,29 +206,29 @@ class ResourceGroup:
     # -- reading -----------------------------------------------------------------------------
     def _processes_now(self) -> int:
         key = "unified" if self.mech.version == 2 else "pids"
-        return _read_int(self.dirs[key] / "pids.current")
+        return read_int(self.dirs[key] / "pids.current")
 
     def _cpu_total(self) -> float:
         if self.mech.version == 2:
-            return _read_keyed(self.dirs["unified"] / "cpu.stat").get("usage_usec", 0) / 1e6
-        return _read_int(self.dirs["cpuacct"] / "cpuacct.usage") / 1e9
+            return read_keyed(self.dirs["unified"] / "cpu.stat").get("usage_usec", 0) / 1e6
+        return read_int(self.dirs["cpuacct"] / "cpuacct.usage") / 1e9
 
     def _peak_memory(self) -> int:
         if self.mech.version == 2:
-            return _read_int(self.dirs["unified"] / "memory.peak")
+            return read_int(self.dirs["unified"] / "memory.peak")
         return max(
-            _read_int(self.dirs["memory"] / "memory.max_usage_in_bytes"),
-            _read_int(self.dirs["memory"] / "memory.memsw.max_usage_in_bytes"),
+            read_int(self.dirs["memory"] / "memory.max_usage_in_bytes"),
+            read_int(self.dirs["memory"] / "memory.memsw.max_usage_in_bytes"),
         )
 
     def _oom_kills(self) -> int:
         if self.mech.version == 2:
-            return _read_keyed(self.dirs["unified"] / "memory.events").get("oom_kill", 0)
-        return _read_keyed(self.dirs["memory"] / "memory.oom_control").get("oom_kill", 0)
+            return read_keyed(self.dirs["unified"] / "memory.events").get("oom_kill", 0)
+        return read_keyed(self.dirs["memory"] / "memory.oom_control").get("oom_kill", 0)
 
     def _pids_refused(self) -> int:
         key = "unified" if self.mech.version == 2 else "pids"
-        return _read_keyed(self.dirs[key] / "pids.events").get("max", 0)
+        return read_keyed(self.dirs[key] / "pids.events").get("max", 0)
 
     def hits(self) -> list[str]:
         """The group limits this run has gone over so far (since the last :meth:`reset`)."""
@@ -287,7 +269,7 @@ class ResourceGroup:
         if (
             scratch
             and self.scratch is not None
-            and _too_big(self.scratch, self.scratch_files, self.scratch_bytes)
+            and too_big(self.scratch, self.scratch_files, self.scratch_bytes)
         ):
             self._over("disk")
         return self.hits()
@@ -307,11 +289,11 @@ class ResourceGroup:
 
     # -- ending ------------------------------------------------------------------------------
     def pids(self) -> list[int]:
-        return _pids(self.mech, self.dirs)
+        return group_pids(self.mech.version, self.dirs)
 
     def kill(self) -> None:
         """Kill every process of the group, however it detached itself."""
-        _kill(self.mech, self.dirs)
+        kill_group(self.mech.version, self.dirs)
 
     def close(self) -> Usage:
         """Stop watching, kill what is left, remove the group; what the run used."""
@@ -325,20 +307,8 @@ class ResourceGroup:
     def remove(self) -> None:
         """Kill what is left and remove the group's directories (no waiting on the monitor: see teardown)."""
         self.kill()
-        _remove_dirs(self.dirs.values())
+        remove_dirs(self.dirs.values())
         teardown.removed(self)
-
-
-def _remove_dirs(dirs) -> None:
-    for path in dirs:
-        for _ in range(100):  # the last processes may take a moment to be reaped
-            try:
-                path.rmdir()
-                break
-            except FileNotFoundError:
-                break
-            except OSError:
-                time.sleep(0.02)
 
 
 def remove_left_by(pid: int, mech: Mechanism | None = None) -> int:
@@ -350,59 +320,9 @@ def remove_left_by(pid: int, mech: Mechanism | None = None) -> int:
     names = {p.name for parent in mech.parents.values() for p in parent.glob(f"{teardown.PREFIX}{pid}-*")}
     for name in names:
         dirs = {key: parent / name for key, parent in mech.parents.items()}
-        _kill(mech, dirs)
-        _remove_dirs(dirs.values())
+        kill_group(mech.version, dirs)
+        remove_dirs(dirs.values())
     return len(names)
-
-
-def _pids(mech: Mechanism, dirs: dict[str, Path]) -> list[int]:
-    key = "unified" if mech.version == 2 else "pids"
-    with contextlib.suppress(OSError):
-        return [int(p) for p in (dirs[key] / "cgroup.procs").read_text().split()]
-    return []
-
-
-def _kill(mech: Mechanism, dirs: dict[str, Path]) -> None:
-    """Kill every process of a group, however it detached itself (frozen first in v1, then thawed:
-    frozen processes die once thawed)."""
-    if mech.version == 2:
-        with contextlib.suppress(OSError):
-            (dirs["unified"] / "cgroup.kill").write_text("1")
-    freezer = dirs.get("freezer")
-    if freezer is not None:
-        with contextlib.suppress(OSError):
-            (freezer / "freezer.state").write_text("FROZEN")
-    for _ in range(50):
-        pids = _pids(mech, dirs)
-        if not pids:
-            break
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        if freezer is not None:
-            with contextlib.suppress(OSError):
-                (freezer / "freezer.state").write_text("THAWED")
-        time.sleep(0.02)
-
-
-def _too_big(scratch: Path, max_files: int, max_bytes: int) -> bool:
-    """More than ``max_files`` entries or ``max_bytes`` bytes under ``scratch`` (stops counting early)."""
-    files, size, stack = 0, 0, [scratch]
-    while stack:
-        try:
-            entries = list(os.scandir(stack.pop()))
-        except OSError:
-            continue
-        for entry in entries:
-            files += 1
-            with contextlib.suppress(OSError):
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
-                else:
-                    size += entry.stat(follow_symlinks=False).st_size
-            if files > max_files or size > max_bytes:
-                return True
-    return False
 
 
 def join(procs_files: list[str]) -> None:

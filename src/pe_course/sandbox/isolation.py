@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -29,11 +28,12 @@ import sys
 import sysconfig
 import uuid
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..record.outcomes import UNISOLATED
 from . import groups, landlock, sharing, teardown
+from .limits import Limits, can_drop_root, set_limits, set_limits_and_drop_root, size_text
 from .policy import (
     NAMESPACES,
     NOBODY,
@@ -48,77 +48,6 @@ from .policy import (
 from .scratch import new_scratch, remove_scratch, write_file
 
 MOUNT_POINT = "/sandbox"  # where the scratch directory appears inside bwrap
-MiB = 1024 * 1024
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits for one sandboxed program (per process, inherited by its children)."""
-
-    cpu_seconds: int = 120
-    address_space: int = 4096 * MiB
-    file_size: int = 64 * MiB
-    open_files: int = 256
-    processes: int = 256
-    call_timeout: float = 10.0  # wall clock for one function call answered by the worker
-    load_timeout: float = 60.0  # wall clock for executing a submission's code cells
-    notebook_timeout: float = 120.0  # wall clock for one whole notebook run, or for grading one notebook
-    # for the whole resource group of one run (all its processes together; see groups.py)
-    group_memory: int = 2048 * MiB
-    group_processes: int = 64  # processes and threads at once
-    group_cpu_seconds: float = 300.0
-    scratch_files: int = 10_000  # entries in the run's scratch directory
-    scratch_bytes: int = 512 * MiB
-
-    def scaled(self, **changes) -> Limits:
-        return replace(self, **changes)
-
-    def record(self, usage: groups.Usage) -> dict:
-        """A run's usage as the .grading.json record keeps it, with these limits."""
-        return usage.to_dict(self.group_memory, self.group_processes, self.group_cpu_seconds)
-
-    def exceeded(self, hits: Sequence[str]) -> str:
-        """The group limits in ``hits`` as one Indonesian sentence for the student."""
-        text = {
-            "memory": f"batas memori {_size(self.group_memory)} terlampaui",
-            "address-space": f"memori habis (MemoryError; batas ruang alamat {_size(self.address_space)} per proses)",
-            "processes": f"terlalu banyak proses atau thread (batas {self.group_processes})",
-            "cpu": f"batas waktu CPU {self.group_cpu_seconds:g} detik terlampaui",
-            "disk": f"terlalu banyak berkas di direktori kerja (batas {self.scratch_files} berkas, "
-            f"{_size(self.scratch_bytes)})",
-            "background": "proses yang dimulai notebook masih berjalan setelah notebook selesai (dihentikan)",
-        }
-        return "; ".join(text.get(h, h) for h in hits)
-
-
-def rlimits(limits: Limits, grouped: bool = True) -> list[tuple[int, int]]:
-    """The per-process limits of a sandboxed program, as ``(resource, value)`` for ``setrlimit``.
-
-    ``RLIMIT_NPROC`` counts all the grading user's processes, so it is shared by every run: with a
-    resource group (``grouped``) it is left alone, the group bounds the run's processes (sharing.py)."""
-    nproc = sharing.nproc(limits.processes, grouped)
-    return [
-        (resource.RLIMIT_CPU, limits.cpu_seconds),
-        (resource.RLIMIT_AS, limits.address_space),
-        (resource.RLIMIT_FSIZE, limits.file_size),
-        (resource.RLIMIT_NOFILE, limits.open_files),
-        *([(resource.RLIMIT_NPROC, nproc)] if nproc is not None else []),
-        (resource.RLIMIT_CORE, 0),
-    ]
-
-
-def _set_limits(
-    limits: Limits, group_files: Sequence[str] = (), fence: Sequence[str] = (), scratch: str = ""
-) -> None:
-    """Runs in the child between fork and exec: join the resource group, apply rlimits, leave our
-    process group; with ``fence`` (no bubblewrap), Landlock: read only ``fence``, write only ``scratch``."""
-    groups.join(list(group_files))
-    os.setsid()
-    for res, value in rlimits(limits, grouped=bool(group_files)):
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(res, (value, value))
-    if fence:
-        landlock.restrict(fence, scratch)  # raises: never started unprotected by mistake
 
 
 def python_view(system: Sequence[str]) -> list[str]:
@@ -190,9 +119,9 @@ class Sandbox:
         mech = groups.mechanism() if self.use_groups else None
         if mech is not None:
             group = (
-                f"; one resource group per run ({mech.description}): memory {_size(self.limits.group_memory)}, "
+                f"; one resource group per run ({mech.description}): memory {size_text(self.limits.group_memory)}, "
                 f"{self.limits.group_processes} processes/threads, {self.limits.group_cpu_seconds:g} CPU seconds, "
-                f"scratch {self.limits.scratch_files} files / {_size(self.limits.scratch_bytes)}"
+                f"scratch {self.limits.scratch_files} files / {size_text(self.limits.scratch_bytes)}"
             )
         else:
             why = "accepted with --without-resource-groups" if self.ungrouped else "no usable control group"
@@ -206,8 +135,8 @@ class Sandbox:
                 f"{limits}{group}"
             )
         why = bwrap_problem() or "bubblewrap not used"
-        who = "as nobody" if _can_drop_root() else "as the grading user"
-        if os.geteuid() == 0 and not _can_drop_root():
+        who = "as nobody" if can_drop_root() else "as the grading user"
+        if os.geteuid() == 0 and not can_drop_root():
             who += " without capabilities"
         fence = landlock.description()
         if fence:
@@ -293,17 +222,15 @@ class Sandbox:
         _prepare_scratch(scratch, use_bwrap=bool(self.use_bwrap))
         group = self.group(scratch)
         files = group.procs_files if group is not None else []
-        preexec = functools.partial(_set_limits, self.limits, files)
+        preexec = functools.partial(set_limits, self.limits, files)
         command = self.command(argv, scratch)
         if not self.use_bwrap:
             fence = [*_python_roots(), *landlock.READ_ONLY] if landlock.abi() else []
-            if _can_drop_root():
-                preexec = functools.partial(
-                    _set_limits_and_drop_root, self.limits, files, fence, str(scratch)
-                )
+            if can_drop_root():
+                preexec = functools.partial(set_limits_and_drop_root, self.limits, files, fence, str(scratch))
             else:
-                preexec = functools.partial(_set_limits, self.limits, files, fence, str(scratch))
-            if not _can_drop_root() and os.geteuid() == 0 and shutil.which("setpriv"):
+                preexec = functools.partial(set_limits, self.limits, files, fence, str(scratch))
+            if not can_drop_root() and os.geteuid() == 0 and shutil.which("setpriv"):
                 # root that cannot become nobody: at least no capabilities (no raising of hard limits)
                 command = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", *command]
         try:
@@ -326,41 +253,6 @@ class Sandbox:
         return started
 
 
-def _size(n: int) -> str:
-    return f"{n / (1 << 30):g} GiB" if n >= 1 << 30 else f"{n / MiB:g} MiB"
-
-
-def _set_limits_and_drop_root(
-    limits: Limits, group_files: Sequence[str] = (), fence: Sequence[str] = (), scratch: str = ""
-) -> None:
-    """Fallback without bwrap when grading as root: at least do not run student code as root."""
-    _set_limits(limits, group_files)
-    os.setgroups([])
-    os.setgid(NOBODY)
-    os.setuid(NOBODY)
-    if fence:
-        landlock.restrict(fence, scratch)
-
-
-@functools.lru_cache(maxsize=1)
-def _can_drop_root() -> bool:
-    """As root without bwrap, run student code as nobody if nobody can run this Python."""
-    if os.geteuid() != 0:
-        return False
-    try:
-        probe = subprocess.run(
-            [sys.executable, "-c", "import numpy"],
-            preexec_fn=functools.partial(_set_limits_and_drop_root, Limits()),
-            capture_output=True,
-            timeout=60,
-            check=False,
-            cwd="/",
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return probe.returncode == 0
-
-
 def _prepare_scratch(scratch: Path, use_bwrap: bool) -> None:
     """Seed matplotlib's font cache (building it costs seconds) and make the directory usable.
 
@@ -371,7 +263,7 @@ def _prepare_scratch(scratch: Path, use_bwrap: bool) -> None:
     cache = _matplotlib_font_cache()
     if cache is not None:
         write_file(mpl, cache.name, cache.read_bytes())
-    if not use_bwrap and _can_drop_root():
+    if not use_bwrap and can_drop_root():
         for path in [scratch, *scratch.rglob("*")]:
             os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
 

@@ -67,7 +67,7 @@ class Isolation(Configurable):
     prefork = Bool(
         True,
         help="Fork each student's notebook runner and kernel from a process that has imported them already "
-        "(sandbox/zygote.py; about 0.9 CPU-seconds less per student), into a sandbox made as for every run. "
+        "(sandbox/inside/zygote.py; about 0.9 CPU-seconds less per student), into a sandbox made as for every run. "
         "False starts them afresh in the sandbox. Only with bubblewrap.",
     ).tag(config=True)
 

@@ -36,10 +36,12 @@ import threading
 from pathlib import Path
 
 from .channel import LineClosed, LineReader, LineTimeout, LineTooLong
-from .isolation import MOUNT_POINT, Sandbox, SandboxedProcess, _matplotlib_font_cache, python_view, rlimits
+from .inside import FOLDER as INSIDE
+from .isolation import MOUNT_POINT, Sandbox, SandboxedProcess, _matplotlib_font_cache, python_view
+from .limits import rlimits
 
 log = logging.getLogger(__name__)
-PROGRAM = Path(__file__).with_name("zygote.py")
+PROGRAM = INSIDE / "zygote.py"
 HOME = "/pe-zygote"  # where the zygote's folder (this package's sandbox/) is, read-only, in its namespace
 PLACEHOLDER = ["/usr/bin/sh", "-c", "echo ready && exec cat"]  # `cat` is its role in usage.ROLE_FILES
 START_TIMEOUT = 120.0  # the zygote's imports (about a second on an idle machine)

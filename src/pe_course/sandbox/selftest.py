@@ -33,7 +33,8 @@ import psutil
 from . import policy
 from .client import StudentProcess
 from .groups import mechanism
-from .isolation import MiB, Sandbox
+from .isolation import Sandbox
+from .limits import MiB
 from .policy import PLATFORMS, IsolationUnavailable
 
 # The probes, as a submission's code: standard library only, as any student could write it.
@@ -98,8 +99,9 @@ class Finding:
 def _sandbox_code_digest() -> str:
     """What the self-test's result depends on in this package: the sandbox's own code."""
     digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + path.read_bytes())
+    here = Path(__file__).parent
+    for path in sorted(here.rglob("*.py")):  # inside/ included: the scripts that run in the sandbox
+        digest.update(path.relative_to(here).as_posix().encode() + path.read_bytes())
     return digest.hexdigest()[:16]
 
 

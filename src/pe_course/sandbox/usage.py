@@ -35,7 +35,7 @@ class Usage:
 # A sandboxed run's own processes, by the file their command line runs: bubblewrap (twice with a PID
 # namespace) starts the program (the grading worker or the notebook runner), and the notebook runner
 # starts one kernel (``python -c <nbexec.LAUNCH>``, whose code ends with the marker, as the launcher
-# module's name does). A runner forked by the zygote (sandbox/zygote.py) is a root of its own (its
+# module's name does). A runner forked by the zygote (sandbox/inside/zygote.py) is a root of its own (its
 # parent is the zygote, outside the sandbox), and so is bubblewrap's placeholder (``cat``, by the pid
 # recorded when it started, not by its command line); the runner's kernel has the zygote's command
 # line. Anything else in the group, a fork of any of them included, is the student's.

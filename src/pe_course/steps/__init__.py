@@ -11,5 +11,11 @@ Wired in by ``nbgrader_config.py`` through :mod:`.pipeline`. What each does, in 
 - :mod:`.regrade_notice` — feedback: a regraded student's notice; ``pe_course.feedback.RenderMath`` — the
   formulas rendered for formgrader and the feedback pages.
 
-Runs in the instructor's process or a grading worker; the student's code only inside the sandbox.
+Beside the pipeline, :mod:`.exchange_collect`: ``nbgrader collect``'s plugin on a shared server
+(``OwnerCheckedCollect``, named in ``nbgrader_config.py``), run in the instructor's process.
+
+The pipeline runs in a grading worker (nbgrader's Autograde for one student) and in the instructor's
+process (feedback after manual grading); the student's code only inside the sandbox. It imports
+``course``, ``sandbox``, the engine (``score``, ``suite``) and the record; nothing of ``cli``, ``lms`` or
+``report`` (docs/architecture.md).
 """

@@ -18,17 +18,17 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import nbformat
 from nbgrader.preprocessors import Execute
 from traitlets import Float
 
-from ..datafiles import sandbox_data_files
-from ..notebook import is_test_cell
+from ..course.datafiles import sandbox_data_files
+from ..course.notebooks import is_test_cell
 from ..record import NoteKind
 from ..sandbox import Sandbox, Usage, prefork, read_file, sharing, write_file
 from ..sandbox.channel import LineClosed, LineReader, LineTimeout, LineTooLong
+from ..sandbox.inside import FOLDER as INSIDE
 from ..sandbox.usage import strays
 from .notes import add_note
 from .sandbox_config import DEFAULT, sandbox_from_config
@@ -57,7 +57,7 @@ class _Runner:
                 write_file(
                     self.scratch,
                     "nbexec.py",
-                    (Path(__file__).parents[1] / "sandbox" / "nbexec.py").read_bytes(),
+                    (INSIDE / "nbexec.py").read_bytes(),
                 )
                 argv = [sys.executable, "-E", "-s", "-B", sandbox.inside(self.scratch, "nbexec.py")]
                 self.proc = sandbox.start(

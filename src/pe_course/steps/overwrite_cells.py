@@ -7,7 +7,7 @@ from nbgrader.api import MissingEntry
 from nbgrader.preprocessors import ClearMarkScheme, OverwriteCells
 from nbgrader.utils import is_grade, is_locked, is_solution
 
-from ..notebook import grade_id
+from ..course.notebooks import grade_id
 from ..record import NoteKind
 from .notes import add_note
 

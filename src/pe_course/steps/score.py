@@ -13,10 +13,10 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
 from ..course import GRADERS_DIR, graders_path
-from ..datafiles import sandbox_data_files
+from ..course.datafiles import sandbox_data_files
+from ..course.notebooks import grade_id, is_test_cell, load_reference
 from ..engine import grade_notebook
 from ..engine.discovery import load_suite
-from ..notebook import grade_id, is_test_cell, load_reference
 from ..record import CellResult, CellStatus, GradingRecord, Note, NoteKind
 from ..record.feedback import cell_markdown, cell_text
 from ..sandbox import Limits

@@ -1,31 +1,29 @@
-"""``pe-course demo``: a whole grading round on a synthetic class, in a scratch course directory.
+"""The demo's synthetic class (12 students) and how each one's notebooks are filled in.
 
-The class (12 students) covers what a real one brings: complete and correct work (two different
-correct styles), partial work, several catalogued misconceptions, untouched stubs, a cheating
-attempt, mangled notebooks, missing notebooks and code that hangs. Their notebooks are handed over
-as an LMS bulk-download zip and taken in with ``nbgrader zip_collect``.
+It covers what a real class brings: complete and correct work (two different correct styles), partial
+work, several catalogued misconceptions, untouched stubs, a cheating attempt, mangled notebooks,
+missing notebooks and code that hangs. ``pe-course demo`` (:mod:`.demo`) hands their notebooks over as
+an LMS bulk download.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import nbformat
 
-from .course import Course
-from .intake import canvas_name, lms_zip
-from .notebook import grade_id, strip_solution_markers
+from ..course import Course
+from ..course.notebooks import grade_id, strip_solution_markers
 
 REFERENCE = "reference"
 
+
 # The demo's class takes the course's own assignment; the one place the package names it.
 ASSIGNMENT = "positional-encoding"
+
+
 # Its graded functions, in notebook order (tests/test_course.py checks them against the graders).
 FUNCTIONS = (
     "embed",
@@ -41,6 +39,7 @@ FUNCTIONS = (
     "offset_similarity",
     "self_attention",
 )
+
 
 # --- the code the synthetic students wrote ----------------------------------------------------
 LOOPS = {
@@ -73,6 +72,7 @@ LOOPS = {
         out[t] = (w / w.sum()) @ x
     return out""",
 }
+
 
 MISTAKES = {
     "concat-not-add": (
@@ -143,6 +143,7 @@ MISTAKES = {
     ),
 }
 
+
 BUGGY_SHIFT = """def shift_encoding(pe, k, base=10000.0):
     pe = np.asarray(pe, dtype=float)
     w = frequencies_for(pe.shape[-1], base) * abs(k)   # lupa tanda k
@@ -154,6 +155,7 @@ BUGGY_SHIFT = """def shift_encoding(pe, k, base=10000.0):
 
 def frequencies_for(d, base):
     return base ** (-np.arange(0, d, 2) / d)"""
+
 
 CHEATING = """import numpy, builtins, os, glob
 numpy.allclose = lambda *a, **k: True
@@ -180,14 +182,17 @@ for site in __import__("site").getsitepackages():
         pass
 3.0"""
 
+
 HANGS = """def rope_scores(q, k, base=10000.0):
     while True:
         pass"""
+
 
 MEMORY = """def offset_similarity(offset, d_model, base=10000.0):
     # 40 GB at once: refused at once, whatever the machine's speed (a growing list meets the call's
     # time limit or a memory limit first depending on how fast the machine hands out memory)
     return np.ones(5 * 10**9)"""
+
 
 WRITTEN = {
     "answer_untrained_positions": "embed_backward memberi grad_pos nol untuk t >= T, jadi langkah Adam baris 8-11 nol "
@@ -327,51 +332,3 @@ def student_notebook(course: Course, notebook: str, student: Student):
     if notebook in student.extra:
         nb.cells.append(nbformat.v4.new_code_cell(student.extra[notebook]))
     return nb
-
-
-def build_lms_zip(course: Course, path: Path) -> Path:
-    """The class's notebooks as a Canvas-style bulk download (some files renamed as students do)."""
-    files: dict[str, bytes] = {}
-    for number, student in enumerate(CLASS, start=1):
-        for nb_number, notebook in enumerate(sorted(p.stem for p in course.release.glob("*.ipynb"))):
-            if notebook in student.missing:
-                continue
-            nb = student_notebook(course, notebook, student)
-            content = student.mangle[notebook](nb) if notebook in student.mangle else nb
-            data = content if isinstance(content, bytes) else nbformat.writes(content).encode()
-            file_name = f"{notebook}-1.ipynb" if (number + nb_number) % 5 == 0 else f"{notebook}.ipynb"
-            files[
-                canvas_name(
-                    student.login,
-                    1000 + number,
-                    5000 + 10 * number + nb_number,
-                    file_name,
-                    late=student.login == "kiki",
-                )
-            ] = data
-    return lms_zip(path, files)
-
-
-def scratch_course(repo: Course, out: Path) -> Course:
-    """A copy of the course (source, graders, config) in ``out`` with demo time limits."""
-    out.mkdir(parents=True, exist_ok=True)
-    for name in ("source", "graders"):
-        shutil.copytree(
-            repo.root / name,
-            out / name,
-            dirs_exist_ok=True,
-            ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"),
-        )
-    config = (repo.root / "nbgrader_config.py").read_text(encoding="utf-8")
-    config += (
-        "\n# pe-course demo: shorter limits so the code that hangs costs seconds, not minutes.\n"
-        "c.Execute.timeout = 5\nc.ScoreWithGraders.call_timeout = 3\n"
-        "c.SandboxedExecute.notebook_timeout = 40\nc.ScoreWithGraders.notebook_timeout = 60\n"
-    )
-    (out / "nbgrader_config.py").write_text(config, encoding="utf-8")
-    return Course(out, repo.assignment)
-
-
-def nbgrader_cli(course: Course, *args: str) -> subprocess.CompletedProcess:
-    exe = Path(sys.executable).with_name("nbgrader")
-    return subprocess.run([str(exe), *args], cwd=course.root, capture_output=True, text=True, check=False)

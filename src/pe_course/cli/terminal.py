@@ -24,8 +24,8 @@ def isolation_line(unisolated: bool, trusted: str = "", ungrouped: bool = False)
     ``ungrouped`` the one for no resource group (``c.Isolation.resource_groups_required = False``).
     ``trusted`` names the project's own code a command runs (demo, build): it may then run without
     bubblewrap, and the line says so first."""
-    from .sandbox import Sandbox  # (imported when used: numpy; `pe-course --help` starts at once)
-    from .sandbox.policy import IsolationUnavailable
+    from ..sandbox import Sandbox  # (imported when used: numpy; `pe-course --help` starts at once)
+    from ..sandbox.policy import IsolationUnavailable
 
     try:
         sandbox = Sandbox(unisolated=bool(trusted) or unisolated, ungrouped=ungrouped)

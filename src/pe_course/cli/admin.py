@@ -51,8 +51,8 @@ def add_setup_groups(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_setup_groups(args) -> int:
-    from .sandbox.delegation import setup
-    from .sandbox.groups import V1_CONTROLLERS, own_cgroups
+    from ..sandbox.delegation import setup
+    from ..sandbox.groups import V1_CONTROLLERS, own_cgroups
 
     if os.geteuid() != 0:
         console.print(
@@ -82,7 +82,7 @@ def cmd_check_sandbox(args) -> int:
     """Run the sandbox's hostile probes now (sandbox/selftest.py) and say what each found."""
     from rich.table import Table
 
-    from .sandbox import IsolationUnavailable, Sandbox, selftest
+    from ..sandbox import IsolationUnavailable, Sandbox, selftest
 
     try:
         sandbox = Sandbox(unisolated=args.unisolated, ungrouped=args.without_resource_groups)

@@ -24,8 +24,8 @@ extraction drops them without a word) and entries that are not notebooks are nam
 
 Configured in nbgrader_config.py::
 
-    c.ZipCollectApp.collector_plugin = "pe_course.intake.LmsFileNameCollector"
-    c.ZipCollectApp.extractor_plugin = "pe_course.intake.ReportingExtractor"
+    c.ZipCollectApp.collector_plugin = "pe_course.lms.intake.LmsFileNameCollector"
+    c.ZipCollectApp.extractor_plugin = "pe_course.lms.intake.ReportingExtractor"
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ from pathlib import Path
 from nbgrader.plugins.zipcollect import ExtractorPlugin, FileNameCollectorPlugin
 from traitlets import List, TraitError, Unicode, validate
 
-from .course import Course
-from .lms import collect as lms_collect
-from .lms import identities as lms_ids
-from .lms.roster import RosterError, read_people
+from ..course import Course
+from . import collect as lms_collect
+from . import identities as lms_ids
+from .roster import RosterError, read_people
 
 _COPY_SUFFIX = re.compile(r"(?:-\d+|\s*\(\d+\)|\s+copy)$", re.IGNORECASE)
 
@@ -112,7 +112,7 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
         root = _extracted_root(Path(submitted_file))
         if root is None:
             self.log.warning(
-                "Skipping %s: not extracted by pe_course.intake.ReportingExtractor", submitted_file
+                "Skipping %s: not extracted by pe_course.lms.intake.ReportingExtractor", submitted_file
             )
             return None
         if getattr(self, "_plan_root", None) != root:

@@ -240,8 +240,8 @@ def _spawn(request: dict, fds: list[int]) -> int:
                 with open(path, "w") as group:
                     group.write(str(os.getpid()))
             os.setsid()
-            for which, value in request["rlimits"]:  # the run's limits (isolation.rlimits)
-                with contextlib.suppress(ValueError, OSError):  # as isolation._set_limits
+            for which, value in request["rlimits"]:  # the run's limits (limits.rlimits)
+                with contextlib.suppress(ValueError, OSError):  # as limits.set_limits
                     resource.setrlimit(which, (value, value))
             _enter(request["target"], request["parent"])
             ready_r, ready_w = os.pipe()

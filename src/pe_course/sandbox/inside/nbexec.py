@@ -49,7 +49,7 @@ LAUNCH = (
 )
 
 
-# A kernel forked ahead by sandbox/zygote.py (pid, pipe): it waits for the command line and environment
+# A kernel forked ahead by sandbox/inside/zygote.py (pid, pipe): it waits for the command line and environment
 # jupyter_client would launch it with. The first kernel this runner starts is that one; None otherwise.
 PREPARED: tuple[int, int] | None = None
 

@@ -12,7 +12,7 @@ leaves such folders where they are — one not owned by the student it names, or
 user made — says so in the log, and collects the latest submission that is the student's own work
 throughout. In ``nbgrader_config.py``::
 
-    c.ExchangeFactory.collect = "pe_course.exchange.OwnerCheckedCollect"
+    c.ExchangeFactory.collect = "pe_course.steps.exchange_collect.OwnerCheckedCollect"
 
 What the default exchange already gives, and what it needs from the server, is in the README
 (shared server): a submission's folder cannot be found without its random part, feedback cannot be

@@ -3,6 +3,14 @@
 The tooling names no assignment: a course's assignments are the folders of ``source/`` that hold a
 notebook, an assignment's notebooks are the notebooks in its folder (sorted by name), and its graded
 functions are what its graders declare, one folder per notebook (``pe_course.engine.discovery.load_suite``).
+
+The package: this module (:class:`Course`: the directory and its config, read once per ``Course``),
+:mod:`.notebooks` (cells, grade ids, the reference solution from the source notebooks) and
+:mod:`.datafiles` (an assignment's data files, as the sandbox and the release take them).
+
+Runs in the instructor's process and in every grading worker. The bottom of the house: it imports only
+``public_checks`` (a clause), ``sandbox.inside.worker`` (how a cell is run), ``contracts`` (the clauses
+a notebook states), never anything above it (``tests/test_package_layout.py``; docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ columns, and a name such as ``=HYPERLINK(...)`` reaches the spreadsheet as a for
 writes the same columns and rows with ``csv.writer`` and neutralises formula-like text, plus one
 column ``manual_grading_pending``: how many written answers still wait for a grader (so a score
 that is not final yet is visible in the spreadsheet).
-Configured in nbgrader_config.py: ``c.ExportApp.plugin_class = "pe_course.export.SafeCsvExportPlugin"``.
+Configured in nbgrader_config.py: ``c.ExportApp.plugin_class = "pe_course.lms.export.SafeCsvExportPlugin"``.
 """
 
 from __future__ import annotations

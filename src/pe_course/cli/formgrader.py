@@ -11,7 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .course import Course
+from ..course import Course
+from .common import course_of
 from .terminal import console
 
 
@@ -48,3 +49,8 @@ def serve(course: Course, ip: str = "127.0.0.1", port: int = 0) -> int:
             server.terminate()
             server.wait(timeout=30)
             return 0
+
+
+def cmd_formgrader(args) -> int:
+    """Jupyter in the course directory with nbgrader's formgrader open (manual grading)."""
+    return serve(course_of(args), args.ip, args.port)

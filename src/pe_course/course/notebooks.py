@@ -15,9 +15,9 @@ from typing import Any
 
 import nbformat
 
-from .contracts import parse_contracts
-from .public_checks import Clause
-from .sandbox.worker import transform_cell
+from ..contracts import parse_contracts
+from ..public_checks import Clause
+from ..sandbox.inside.worker import transform_cell
 
 HIDDEN_MARKER = "### BEGIN HIDDEN TESTS"
 SOLUTION_BEGIN, SOLUTION_END = "### BEGIN SOLUTION", "### END SOLUTION"  # nbgrader's markers
