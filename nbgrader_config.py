@@ -28,7 +28,7 @@ c.ClearSolutions.text_stub = "JAWABAN ANDA DI SINI"
 c.ClearMarkScheme.enforce_metadata = False
 # Formgrader's page takes MathJax from a CDN: without internet a grader would read the rubric's and the
 # question's formulas as TeX source. Its exporter renders them to MathML first (as the feedback does).
-c.HTMLExporter.preprocessors = ["pe_course.feedback.RenderMath"]
+c.HTMLExporter.preprocessors = ["pe_course.steps.feedback_pages.RenderMath"]
 
 # Hostile or careless edits: restore deleted test cells, repair metadata nbgrader would abort on.
 c.OverwriteCells.add_missing_cells = True
@@ -37,7 +37,7 @@ c.Autograde.sanitize_preprocessors = pipeline.SANITIZE_PREPROCESSORS
 c.Autograde.autograde_preprocessors = pipeline.AUTOGRADE_PREPROCESSORS
 c.GenerateFeedback.preprocessors = pipeline.FEEDBACK_PREPROCESSORS
 # nbgrader's HTML exporter, its templates compiled once per process instead of once per student.
-c.GenerateFeedback.exporter_class = "pe_course.feedback.FeedbackExporter"
+c.GenerateFeedback.exporter_class = "pe_course.steps.feedback_pages.FeedbackExporter"
 
 # LMS bulk downloads (Canvas and Moodle) through `nbgrader zip_collect positional-encoding`.
 c.ZipCollectApp.collector_plugin = "pe_course.lms.intake.LmsFileNameCollector"

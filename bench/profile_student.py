@@ -68,11 +68,12 @@ def instrument() -> None:
     import nbgrader.converters.base as converter_base
     import nbgrader.converters.generate_feedback as generate_feedback
 
-    from pe_course import course, feedback
+    from pe_course import course
     from pe_course.engine import grade as score
     from pe_course.round import task as grading_task
     from pe_course.sandbox import client, groups
     from pe_course.steps import execute
+    from pe_course.steps import feedback_pages as feedback
 
     timed(course.Course, "config", "config (nbgrader_config.py loaded)")
     timed(nbapi.NbGraderAPI, "__init__", "NbGraderAPI built")

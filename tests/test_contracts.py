@@ -18,7 +18,7 @@ import pytest
 from conftest import FUNCTIONS, GRADERS, NOTEBOOKS, REPO
 
 from pe_course.build.release import points_problems
-from pe_course.contracts import parse_contracts
+from pe_course.course.clauses import parse_contracts
 from pe_course.engine import grade_function
 from pe_course.engine import grader as checks_module
 from pe_course.engine.diagnosis import InProcessCaller
@@ -273,7 +273,7 @@ DRAW_DIGEST = """
 import hashlib, json, sys
 from pathlib import Path
 if sys.argv[1] == "many":
-    import pe_course.cli, pe_course.demo, pe_course.report.render  # other local modules loaded first
+    import pe_course.cli, pe_course.cli.demo_class, pe_course.report.render  # other local modules loaded first
 from pe_course.engine.drawing import draw
 from pe_course.public_checks import to_data
 from pe_course.engine.discovery import load_suite

@@ -12,7 +12,7 @@ import pytest
 from conftest import COURSE, REPO, reference_nb
 
 from pe_course.course import Course
-from pe_course.feedback import tidy
+from pe_course.steps.feedback_pages import tidy
 
 
 def test_course_config_reads_the_users_nbgrader_config_under_the_courses(tmp_path, monkeypatch):
@@ -89,7 +89,7 @@ def test_the_feedback_pages_are_nbconverts_own_document():
     from bs4 import BeautifulSoup
     from nbconvert.exporters import HTMLExporter
 
-    from pe_course.feedback import NO_ALT_TEXT, FeedbackExporter
+    from pe_course.steps.feedback_pages import NO_ALT_TEXT, FeedbackExporter
 
     config = COURSE.config()
     nb = _feedback_notebook()

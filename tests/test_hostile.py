@@ -383,7 +383,7 @@ sys.path.insert(0, sys.argv[1])
 from conftest import GRADERS, REPO, reference_nb, with_code
 from pe_course.engine import grade_notebook
 from pe_course.engine.discovery import load_suite
-from pe_course.notebook import load_reference
+from pe_course.course.notebooks import load_reference
 from pe_course.sandbox import Limits, Sandbox
 code = sys.argv[2]
 suite, reference = load_suite(GRADERS), load_reference(REPO / "source" / "positional-encoding")

@@ -21,11 +21,11 @@ from conftest import pe_course, reference_nb, with_code
 from lms_fixtures import canvas_gradebook, moodle_worksheet
 from test_lms import _canvas_import_rows
 
+from pe_course.course.versions import graders_version
 from pe_course.lms.upload import export
 from pe_course.record import CellResult, ClauseResult, GradingRecord
 from pe_course.round.regrade import Cell, State, compare_student
 from pe_course.round.regrade_report import RegradeReport
-from pe_course.round.resume import graders_version
 from pe_course.round.writer import _replace
 from pe_course.steps.regrade_notice import notice_markdown
 

@@ -25,7 +25,7 @@ from conftest import TOTAL_POINTS, CourseCopy, reference_nb, release_nb, with_co
 from nbgrader.api import Course as DbCourse
 from nbgrader.api import Gradebook
 
-from pe_course.contracts import parse_contracts
+from pe_course.course.clauses import parse_contracts
 from pe_course.engine.discovery import load_suite
 from pe_course.report import collect, write_report
 

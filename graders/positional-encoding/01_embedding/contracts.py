@@ -4,7 +4,7 @@ checks it: ``_shared/contracts.py``).
 
 from __future__ import annotations
 
-from pe_course.contracts import domain
+from pe_course.course.clauses import domain
 
 from .._shared.contracts import ids_problem, is_integer, is_matrix
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_course.contracts import domain
+from pe_course.course.clauses import domain
 
 from .._shared.contracts import base_problem, is_integer, is_matrix, is_real
 

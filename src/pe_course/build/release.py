@@ -16,8 +16,8 @@ from typing import Any
 import nbformat
 import numpy as np
 
-from ..contracts import parse_contracts
 from ..course import Course
+from ..course.clauses import parse_contracts
 from ..course.datafiles import PUBLIC_DIR, DataFileError, data_files
 from ..course.notebooks import (
     HIDDEN_MARKER,

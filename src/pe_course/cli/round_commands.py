@@ -43,9 +43,9 @@ def write_report_if_possible(course: Course):
 
 def cmd_feedback(args) -> int:
     """After manual grading: feedback regenerated for everyone, released, and zipped for an LMS."""
-    from ..feedback import zip_for_lms
     from ..round.grade import feedback_round
     from ..runners.local import LocalRunner
+    from ..steps.feedback_pages import zip_for_lms
 
     course = course_of(args)
     if not assignment_ready(course):

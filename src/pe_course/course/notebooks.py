@@ -15,9 +15,9 @@ from typing import Any
 
 import nbformat
 
-from ..contracts import parse_contracts
 from ..public_checks import Clause
 from ..sandbox.inside.worker import transform_cell
+from .clauses import parse_contracts
 
 HIDDEN_MARKER = "### BEGIN HIDDEN TESTS"
 SOLUTION_BEGIN, SOLUTION_END = "### BEGIN SOLUTION", "### END SOLUTION"  # nbgrader's markers
@@ -78,7 +78,7 @@ def source_notebooks(source_dir: Path) -> list[Path]:
 
 class Reference(dict):
     """The reference functions by name, plus each graded function's contract as the notebooks state it
-    (``contracts[function][clause id] = Clause(id, text, points)``, see :mod:`pe_course.contracts`)."""
+    (``contracts[function][clause id] = Clause(id, text, points)``, see :mod:`pe_course.course.clauses`)."""
 
     contracts: dict[str, dict[str, Clause]]
 

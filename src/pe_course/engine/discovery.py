@@ -5,7 +5,7 @@ The one rule (docs/authoring.md, "Where a notebook's graders live"):
 - every folder of the suite whose name does not start with ``_`` belongs to the notebook of that name
   (``01_embedding/`` grades ``source/<assignment>/01_embedding.ipynb``);
 - every ``.py`` file of a notebook folder is imported, in file-name order, and what it declares with
-  :mod:`pe_course.engine.declarations` or :func:`pe_course.contracts.domain` belongs to that notebook: checks
+  :mod:`pe_course.engine.declarations` or :func:`pe_course.course.clauses.domain` belongs to that notebook: checks
   (``@check``; a notebook's functions are graded in the order their first checks are declared),
   classes of input (``graded(...)``), compositions (``@builds_on``), misconceptions
   (``@misconception``), contract domains (``@domain``) and the self-validation's students

@@ -17,7 +17,8 @@ Runs in the instructor's process (``pe-course report``, ``grade``, ``demo``). Im
 (docs/architecture.md).
 """
 
-from .collect import CellStat, ClauseStat, Issue, MisconceptionStat, ReportData, StudentReport, collect
+from .collect import collect
+from .data import CellStat, ClauseStat, Issue, MisconceptionStat, ReportData, StudentReport
 from .render import export_grades, render_html, write_report
 
 __all__ = [

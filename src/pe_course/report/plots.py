@@ -9,7 +9,7 @@ import math
 import re
 import warnings
 
-from .collect import EPS, CellStat, ClauseStat, ReportData
+from .data import EPS, CellStat, ClauseStat, ReportData
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 

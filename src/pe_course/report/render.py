@@ -13,7 +13,8 @@ from markupsafe import Markup
 from ..course import Course
 from ..record import atomic_write
 from ..record.outcomes import english
-from .collect import EPS, TAMPERING, ReportData, collect
+from .collect import collect
+from .data import EPS, TAMPERING, ReportData
 from .plots import (
     clauses_by_cell,
     plot_cell_pass_rates,

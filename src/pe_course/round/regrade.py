@@ -1,7 +1,7 @@
 """A regrade is a comparison: what changed, for whom, and why, when students graded before are graded again.
 
 - every record stores the graders that wrote it (``GradingRecord.graders_version``, a hash of the
-  assignment's graders and its release: :func:`pe_course.round.resume.graders_version`);
+  assignment's graders and its release: :func:`pe_course.course.versions.graders_version`);
 - :class:`Regrade`: a round's before and after. At the start it reads every chosen student's state (the
   gradebook's cells, auto and manual scores, and the ``.grading.json`` records); the round's single writer
   moves each replaced record into ``regrades/<assignment>/<stamp>/previous/<student>/`` as it puts the new
@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from ..course import Course
+from ..course.versions import course_graders_version
 from ..record import ClauseResult, GradingRecord, atomic_write
 from .private_result import read_private
 from .regrade_report import ClauseChange, RegradeReport, StudentChange
-from .resume import course_graders_version
 
 REGRADES = "regrades"
 

@@ -2,7 +2,7 @@
 
 ``.pe-course/<assignment>-grade-state.jsonl`` maps each student to the fingerprint of the submission
 last merged into the gradebook; the fingerprint also covers the graders, the reference solutions and
-this package, so changing any of them re-grades everyone. :func:`graders_version`, a shorter hash of
+this package, so changing any of them re-grades everyone. :func:`~pe_course.course.versions.graders_version`, a shorter hash of
 the graders and the release alone, is stored in every record to say which graders wrote it (what a
 regrade compares, :mod:`pe_course.round.regrade`).
 """
@@ -100,38 +100,6 @@ class GradeState:
 
 def _line(student: str, fingerprint: str | None) -> str:
     return json.dumps({"student": student, "fingerprint": fingerprint}, sort_keys=True) + "\n"
-
-
-_VERSIONS: dict[tuple, str] = {}
-
-
-def graders_version(graders: Path, release: Path) -> str:
-    """16 hex digits of a hash over the graders' files and the release's, by path relative to each
-    (the same on a Dask worker, whose bundle holds the same files elsewhere); cached per listing."""
-    trees = [(name, root, _files(root)) for name, root in (("graders", graders), ("release", release))]
-    key = tuple((name, str(root), tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files))
-                for name, root, files in trees)  # fmt: skip
-    if key not in _VERSIONS:
-        digest = hashlib.sha256()
-        for name, root, files in trees:
-            for path in files:
-                digest.update(f"{name}/{path.relative_to(root)}\0".encode())
-                digest.update(path.read_bytes())
-                digest.update(b"\0")
-        _VERSIONS.clear()  # one listing kept: a long-lived worker grades with one version at a time
-        _VERSIONS[key] = digest.hexdigest()[:16]
-    return _VERSIONS[key]
-
-
-def _files(root: Path) -> list[Path]:
-    if not root.is_dir():
-        return []
-    skip = {"__pycache__", ".hypothesis", ".ipynb_checkpoints"}
-    return sorted(p for p in root.rglob("*") if p.is_file() and not skip & set(p.relative_to(root).parts))
-
-
-def course_graders_version(course: Course) -> str:
-    return graders_version(course.graders, course.release)
 
 
 # --------------------------------------------------------------------------------------------

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from ..course import Course
-from ..feedback import tidy
 from ..sandbox import policy, selftest
 from ..steps.execute import close_runner
+from ..steps.feedback_pages import tidy
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ Wired in by ``nbgrader_config.py`` through :mod:`.pipeline`. What each does, in 
   metadata repaired, duplicated cells counted once, deleted test cells and rubrics restored;
 - :mod:`.execute` — the notebook run in the sandbox (nbgrader's ``Execute`` replaced);
 - :mod:`.score` — the hidden graders score every test cell (``pe_course.engine.grade`` decides) and the record is written;
-- :mod:`.regrade_notice` — feedback: a regraded student's notice; ``pe_course.feedback.RenderMath`` — the
+- :mod:`.regrade_notice` — feedback: a regraded student's notice; ``pe_course.steps.feedback_pages.RenderMath`` — the
   formulas rendered for formgrader and the feedback pages.
 
 Beside the pipeline, :mod:`.exchange_collect`: ``nbgrader collect``'s plugin on a shared server

@@ -29,8 +29,8 @@ from nbgrader.preprocessors import (
     OverwriteCells,
 )
 
-from ..feedback import RenderMath
 from .execute import SandboxedExecute
+from .feedback_pages import RenderMath
 from .forget_duplicates import ForgetDuplicates
 from .overwrite_cells import RobustOverwriteCells
 from .regrade_notice import RegradeNotice

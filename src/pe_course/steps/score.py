@@ -89,7 +89,7 @@ class ScoreWithGraders(NbGraderPreprocessor):
         return nb, resources
 
     def _write_record(self, coursedir, info, result: GradingRecord) -> None:
-        from ..round.resume import graders_version
+        from ..course.versions import graders_version
 
         result.student, result.assignment = info["student"], info["assignment"]
         result.graders_version = graders_version(

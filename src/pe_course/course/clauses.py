@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .public_checks import Clause
+from ..public_checks import Clause
 
 HEADER = re.compile(r"^\*\*Ketentuan yang dinilai untuk `(\w+)`:?\*\*:?")
 CLAUSE = re.compile(r"^- \*\*(K\d+)(?: \((\d+(?:\.\d+)?) poin\))?\.\*\*\s+(.*)$")
