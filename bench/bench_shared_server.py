@@ -7,7 +7,7 @@ with ``pe-course grade --force --jobs 2`` three times, one after the other:
 - ``root, no zygote``: as root with ``c.Isolation.prefork = False`` (what an ordinary user gets);
 - ``USER``: as the ordinary user ``--user`` (default pe-instructor), who must have a resource group
   (``sudo pe-course setup-groups --user USER``) and a venv it can run (``--venv``, a venv of
-  ``/usr/bin/python3`` with this checkout installed, as tests/test_shared_server.py makes).
+  ``/usr/bin/python3`` with this checkout installed, as tests/e2e/test_shared_server.py makes).
 
 For each: wall seconds, and CPU seconds of the command and everything it starts, sandboxes included
 (a cgroup v1 cpuacct group of its own, plus the user's delegated subtree made by ``setup-groups``

@@ -1,4 +1,4 @@
-"""What a shipped property computes from its inputs alone (used by tests/test_release.py, section 8).
+"""What a shipped property computes from its inputs alone (used by tests/build/test_release.py, section 8).
 
 The public properties (``graders/<assignment>/_shared/properties.py``, shipped as ``public_checks/properties.py``)
 may compare the student's results with each other, with their inputs, with 0 and ±1, and with numbers

@@ -1,6 +1,6 @@
 """Synthetic grading results: what a worker sends back to the single writer, without grading anyone.
 
-Used by ``tests/test_writer.py`` and ``bench/bench_writer.py``: a private gradebook holding one
+Used by ``tests/round/test_writer.py`` and ``bench/bench_writer.py``: a private gradebook holding one
 student's submission with an auto score and comment for every cell (made once with nbgrader's API),
 copied per student with the student's id changed, and the autograded folder (the released notebooks
 and a ``.grading.json`` record each).

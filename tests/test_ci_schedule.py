@@ -39,9 +39,9 @@ def test_a_group_runs_on_one_worker_and_the_longest_runs_start_first(tmp_path):
     ran_file = tmp_path / "ran.jsonl"
     modules = [
         "tests/test_docs.py",
-        "tests/test_self_validation.py",
-        "tests/test_hostile.py",
-        "tests/test_demo.py",
+        "tests/build/test_self_validation.py",
+        "tests/sandbox/test_hostile.py",
+        "tests/e2e/test_demo.py",
         "tests/browser/test_round.py",  # the browser round: a group of the parallel phase, not `alone`
     ]
     proc = subprocess.run(
@@ -67,7 +67,7 @@ def test_a_group_runs_on_one_worker_and_the_longest_runs_start_first(tmp_path):
         if name in BUILT_CLONE:
             assert nodeid.endswith("@built-clone"), nodeid
             workers["built-clone"].add(worker)
-        elif nodeid.startswith("tests/test_hostile.py"):  # a module of ONE_WORKER_MODULES
+        elif nodeid.startswith("tests/sandbox/test_hostile.py"):  # a module of ONE_WORKER_MODULES
             assert nodeid.endswith("@test_hostile"), nodeid
             workers["test_hostile"].add(worker)
         elif nodeid.startswith("tests/browser/test_round.py"):
@@ -81,4 +81,4 @@ def test_a_group_runs_on_one_worker_and_the_longest_runs_start_first(tmp_path):
     first = {}
     for worker, nodeid in ran:
         first.setdefault(worker, nodeid)
-    assert any(n.startswith("tests/test_demo.py::") for n in first.values()), first  # LONGEST_FIRST
+    assert any(n.startswith("tests/e2e/test_demo.py::") for n in first.values()), first  # LONGEST_FIRST

@@ -104,8 +104,8 @@ def test_every_pe_course_command_in_the_docs_parses():
 @pytest.mark.xdist_group("built-clone")
 def test_the_guides_instructor_round_runs_as_written_on_a_fresh_copy(built_clone):
     """The instructor guide's round, line by line, in a copy of what a clone holds (no gradebook yet); the
-    interactive formgrader is exercised by tests/test_instructor_round.py. Its first line, `pe-course
-    build`, is the ``built_clone`` fixture's (shared with tests/test_self_validation.py)."""
+    interactive formgrader is exercised by tests/e2e/test_instructor_round.py. Its first line, `pe-course
+    build`, is the ``built_clone`` fixture's (shared with tests/build/test_self_validation.py)."""
     import os
     import subprocess
     import sys

@@ -6,7 +6,7 @@ holding that notebook's graded functions' graders:
 - ``checks*.py``: per function its classes of input (``graded``) and its checks (``@check``);
 - ``strategies.py``: bounded, NaN-free hypothesis strategies for the generated inputs;
 - ``contracts.py``: each function's input domain (``@domain``), as the notebook's "Ketentuan yang
-  dinilai" states it (the graders never call outside it: tests/test_contracts.py);
+  dinilai" states it (the graders never call outside it: tests/engine/test_contracts.py);
 - ``misconceptions.py``: the catalogue of documented wrong implementations with hints (``@misconception``);
 - ``alternatives.py`` and ``flawed.py``: the students of the self-validation (``pe-course build``):
   correct implementations (``@alternative``), careful code with one misconception (``@careful``) and

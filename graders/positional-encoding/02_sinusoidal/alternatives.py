@@ -1,7 +1,7 @@
 """Correct implementations of 02_sinusoidal's graded functions (``@alternative``): genuinely different
 from the reference only where the contract leaves a choice open. Each must score full marks with
 no misconception diagnosed, by the graders and by the public check (``pe-course build``).
-Self-contained (NumPy only): ``tests/test_self_validation.py`` pastes this file into a notebook.
+Self-contained (NumPy only): ``tests/build/test_self_validation.py`` pastes this file into a notebook.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Correct implementations of 03_rotation's graded functions (``@alternative``): genuinely different
 from the reference only where the contract leaves a choice open. Each must score full marks with
 no misconception diagnosed, by the graders and by the public check (``pe-course build``).
-Self-contained (NumPy only): ``tests/test_self_validation.py`` pastes this file into a notebook.
+Self-contained (NumPy only): ``tests/build/test_self_validation.py`` pastes this file into a notebook.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pe_course.engine import alternative
 
 
 # The frequencies these students compute themselves, as 02_sinusoidal/alternatives.py does (this file
-# is pasted whole into a notebook by tests/test_self_validation.py, so it imports nothing of ours).
+# is pasted whole into a notebook by tests/build/test_self_validation.py, so it imports nothing of ours).
 def freq_loop(d_model, base=10000.0):
     return np.array([1.0 / base ** (2 * i / d_model) for i in range(d_model // 2)])
 

@@ -3,7 +3,7 @@
 The notebooks state, clause by clause, which inputs each function must handle ("Ketentuan yang
 dinilai"); the graders may only call a student's function with such inputs. A domain (``@domain``,
 named as its graded function) takes the call's arguments and returns ``None`` for an input the
-contract covers, or the reason it does not. ``tests/test_contracts.py`` runs every check against the
+contract covers, or the reason it does not. ``tests/engine/test_contracts.py`` runs every check against the
 reference with a caller that applies these, and samples every strategy far beyond what grading draws,
 so a check or a strategy that strays outside the stated contract fails the tests.
 """

@@ -12,7 +12,7 @@ Since this file ships to students, a property never computes a graded function, 
 its answer: it compares the student's results with each other, with the inputs it was given
 (selected, not transformed), with 0 and 1, and with numbers handed to it as data by the caller
 (the graders compute those from the reference; the public ones ship in ``<notebook>.json``).
-``tests/test_release.py`` (section 8) runs every property on its public inputs and fails when a
+``tests/build/test_release.py`` (section 8) runs every property on its public inputs and fails when a
 value it computes from its inputs alone is the answer, a row of it, or one of its numbers.
 """
 

@@ -163,7 +163,7 @@ class PublicChecker:
         prop = getattr(self.properties, entry["property"])
         try:
             prop(self, *(from_data(a) for a in entry["args"]))
-        except CheckFailed as exc:  # its inputs are ordinary or of its own clause (tests/test_contracts.py)
+        except CheckFailed as exc:  # inputs ordinary or of its own clause (tests/engine/test_contracts.py)
             clause = self.form if exc.kind == "shape" and self.form and self.form_shape else entry["clause"]
             self._charge(clause, exc, len(json.dumps(entry["args"])))
 

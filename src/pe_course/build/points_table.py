@@ -2,7 +2,7 @@
 
 The points of each graded cell live in the source notebooks' nbgrader metadata; the table in
 ``docs/notebooks.md`` is produced from them (``python -m pe_course.build.points_table --write``) and
-``tests/test_release.py`` checks that the page carries exactly what this prints.
+``tests/build/test_release.py`` checks that the page carries exactly what this prints.
 """
 
 from __future__ import annotations

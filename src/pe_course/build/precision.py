@@ -17,7 +17,7 @@ version. Nothing committed depends on them:
   --check`` and the tests say "out of date" for a real change.
 
 No other committed file holds a computed float to its last bits: the golden files of the tests
-(``tests/test_demo/``, ``tests/test_record/``, ``tests/test_report_render/``) hold scores (sums of
+(``tests/e2e/test_demo/``, ``tests/record/test_record/``, ``tests/report/test_report_render/``) hold scores (sums of
 declared points) and messages written from fixed inputs, with 6 significant digits or 4 decimals
 (``public_checks.messages.brief``);
 committed notebooks have no outputs; ``bench/results/`` are measurements, compared with nothing.
@@ -27,7 +27,7 @@ Tolerance budget: a stored expected value is within ``0.5 * 10**(1 - DIGITS)`` r
 ``rtol >= CHECK_RTOL`` and ``atol >= CHECK_ATOL`` (``public_checks.compare.assert_close``'s defaults;
 a public case may widen them, :func:`covers` refuses a narrower one), so rounding moves a pass/fail
 boundary by at most ``1 / MARGIN`` (1e-4) of the tolerance and the reference solution passes every
-public check. ``tests/test_precision.py`` rebuilds the release with NumPy's SIMD dispatch restricted,
+public check. ``tests/build/test_precision.py`` rebuilds the release with NumPy's SIMD dispatch restricted,
 OpenBLAS's generic kernel and the oldest NumPy ``pyproject.toml`` allows.
 """
 

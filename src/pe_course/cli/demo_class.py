@@ -24,7 +24,7 @@ REFERENCE = "reference"
 ASSIGNMENT = "positional-encoding"
 
 
-# Its graded functions, in notebook order (tests/test_course.py checks them against the graders).
+# Its graded functions, in notebook order (tests/course/test_course.py checks them against the graders).
 FUNCTIONS = (
     "embed",
     "one_hot",

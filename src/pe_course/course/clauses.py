@@ -11,7 +11,7 @@ clauses the student can find again in the feedback::
 A clause is the unit of credit: it earns its points when nothing is charged to it. The notebook is
 the single source of the clauses' text and points (the test cell's nbgrader points are their sum,
 ``pe-course release`` refuses otherwise); every check in ``graders/`` names one clause
-(``@check(..., clause="K2")``), and ``tests/test_contracts.py`` keeps the two bound both ways.
+(``@check(..., clause="K2")``), and ``tests/engine/test_contracts.py`` keeps the two bound both ways.
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ class Graded:
     form_shape: bool = False
     base: str = BASE_CLAUSE
     # inputs the graders must draw besides every class (combinations a clause names), by Indonesian name:
-    # each predicate receives the call's arguments by name (tests/test_contracts.py checks they are drawn)
+    # each predicate receives the call's arguments by name (tests/engine/test_contracts.py checks they are drawn)
     must_draw: tuple[tuple[str, Callable[..., bool]], ...] = ()
     # the clause that says "raise <error> exactly when ...": an ordinary valid input on which the
     # function raises that error is charged to it too (code raising everywhere does not earn it)

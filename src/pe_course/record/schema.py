@@ -1,7 +1,7 @@
 """The JSON Schema of a ``.grading.json`` record (``docs/grading-record.schema.json``), generated from
 the classes of :mod:`.model` (their fields, types and ``doc`` metadata: the same description of the
 shape that :mod:`.codec` writes and reads). ``python -m pe_course.record.schema`` regenerates it, and
-``tests/test_record.py`` checks the committed file against the classes."""
+``tests/record/test_record.py`` checks the committed file against the classes."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ nbgrader's default exchange (``nbgrader.exchange.default``) keeps every submissi
 ``<student>+<assignment>+<timestamp>+<random>``, and ``nbgrader collect`` takes each student's latest
 one *by that name*. Its owner check (``CollectApp.check_owner``) only logs a warning, so any student
 can put a folder named ``<someone else>+<assignment>+<a later time>+x`` there and it is collected as
-that other student's submission (tried in tests/test_shared_server.py): one student replaces
+that other student's submission (tried in tests/e2e/test_shared_server.py): one student replaces
 another's work. And each submission's folder is left writable by all (mode 777), so a student who
 learnt another's folder name could replace a file in it (a new file, theirs). :class:`OwnerCheckedCollect`
 leaves such folders where they are — one not owned by the student it names, or holding anything another

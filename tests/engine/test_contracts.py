@@ -304,7 +304,7 @@ def test_the_graders_draw_the_same_inputs_whatever_else_is_loaded():
     assert len(digests) == 1, digests
 
 
-TOY = REPO / "tests" / "fixtures" / "course"  # the second assignment of tests/test_second_assignment.py
+TOY = REPO / "tests" / "fixtures" / "course"  # the second assignment of tests/e2e/test_second_assignment.py
 
 
 def test_the_fixture_assignments_graders_keep_its_contract_both_ways():

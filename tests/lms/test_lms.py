@@ -1,7 +1,7 @@
 """The LMS round trip on files laid out as Canvas and Moodle write them (tests/lms_fixtures.py):
 intake decisions, rosters, grades files and feedback zips, each parsed back with the rule the LMS's
 own importer applies. Pure functions over real zip and CSV files; the real apps are in
-tests/test_lms_round.py."""
+tests/e2e/test_lms_round.py."""
 
 from __future__ import annotations
 

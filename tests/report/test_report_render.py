@@ -1,7 +1,7 @@
 """The report's HTML from a hand-built ReportData (fast, no gradebook): golden file and escaping.
 
-Regenerate the golden file after an intended change with ``pytest tests/test_report_render.py
---force-regen`` and review the diff of ``tests/test_report_render/``.
+Regenerate the golden file after an intended change with ``pytest tests/report/test_report_render.py
+--force-regen`` and review the diff of ``tests/report/test_report_render/``.
 """
 
 from __future__ import annotations

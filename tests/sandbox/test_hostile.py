@@ -408,7 +408,7 @@ def test_killing_the_grader_from_embed_fails(baseline):
             return _wrong_embed(ids, tok_table, pos_table)
         """)
     proc = subprocess.run(
-        [sys.executable, "-c", KILL_PARENT_GRADER, str(Path(__file__).parent), code],
+        [sys.executable, "-c", KILL_PARENT_GRADER, str(Path(__file__).resolve().parents[1]), code],
         capture_output=True,
         text=True,
         timeout=300,

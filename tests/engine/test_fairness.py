@@ -71,7 +71,7 @@ def test_apply_rope_following_the_hints_scores_full_marks(suite, reference):
 
 
 # Misconceptions inside otherwise careful code: @careful in graders/<assignment>/<notebook>/flawed.py, checked by
-# tests/test_self_validation.py and by `pe-course build`.
+# tests/build/test_self_validation.py and by `pe-course build`.
 
 
 def test_a_check_on_generated_inputs_shows_a_small_failing_input_and_is_repeatable(suite, reference):

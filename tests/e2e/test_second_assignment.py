@@ -37,7 +37,7 @@ from pe_course.lms.names import canvas_key
 
 pytestmark = requires_bwrap  # slow: tests/conftest.py's SLOW_MODULES
 
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "course"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "course"
 TOY, PE = "toy-attention", "positional-encoding"
 NOTEBOOK = "01_attention"
 
