@@ -115,12 +115,14 @@ ONE_WORKER_MODULES = {
     "test_second_assignment",
     "test_shared_server",
 }
+# The tests of these modules run in another module's group (on its worker, one after the other, never
+# beside it): the JupyterHub round logs in the same unix users (pe-student1..3, their homes) as the shared
+# server's tests.
+GROUPED_WITH = {"test_hub": "test_shared_server"}
 # Run by themselves, after the parallel tests (the README's second pytest, `-m alone`): tests that watch the
-# whole machine's memory (what another worker uses would count as theirs), and the JupyterHub round (five
-# unix users, the same pe-student1..3 as test_shared_server's, which runs in the parallel phase). The
-# browser round (tests/browser/test_round.py) ran alone too until 2026-12-05; its waits are for events,
-# and it passes beside three busy loops at load 10 (bench/README.md): now a group of the parallel phase.
-ALONE_MODULES = {"test_hub"}
+# whole machine's memory (what another worker uses would count as theirs). The browser rounds ran alone
+# too until 2026-12-05; their waits are for events, and they pass beside three busy loops (bench/README.md).
+ALONE_MODULES: set[str] = set()
 ALONE_TESTS = {
     "test_memory_spread_over_processes_is_bounded_for_the_group",
     "test_two_hostile_submissions_graded_at_once_stay_in_their_groups",
@@ -128,8 +130,8 @@ ALONE_TESTS = {
 # Started first, so that the longest runs do not begin when the other worker is nearly done (their
 # lengths are in the slowest-durations list the README's command prints).
 LONGEST_FIRST = (
-    "test_demo",
     "test_shared_server",
+    "test_demo",
     "test_round",
     "test_distributed",
     "test_docs",
@@ -152,13 +154,19 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         if module in ALONE_MODULES or getattr(item, "originalname", item.name) in ALONE_TESTS:
             item.add_marker(pytest.mark.alone)
-        if module in ONE_WORKER_MODULES and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(module))
+        if (
+            module in ONE_WORKER_MODULES | GROUPED_WITH.keys()
+            and item.get_closest_marker("xdist_group") is None
+        ):
+            item.add_marker(pytest.mark.xdist_group(GROUPED_WITH.get(module, module)))
     # the longest first; then the groups (a worker takes a group whole), and the single tests last, which
     # fill in while the other worker ends its group; stable: file order kept within
     rank = {module: i for i, module in enumerate(LONGEST_FIRST)}
     items.sort(
-        key=lambda item: (rank.get(_module(item), len(rank)), item.get_closest_marker("xdist_group") is None)
+        key=lambda item: (
+            rank.get(GROUPED_WITH.get(_module(item), _module(item)), len(rank)),
+            item.get_closest_marker("xdist_group") is None,
+        )
     )
     result = yield
     _take_xdist_groups(items)
