@@ -161,10 +161,8 @@ def run_grading(
 
         def on_event(kind, student, summary):
             if kind == "start":
-                bars.update(bar, total=int(student))
-                bars.update(feedback_bar, total=int(student))
-            elif kind == "feedback-owed":
-                bars.update(feedback_bar, total=(bars.tasks[feedback_bar].total or 0) + int(student))
+                bars.update(bar, total=summary.to_grade)
+                bars.update(feedback_bar, total=summary.to_grade + summary.feedback_owed)
                 bars.start_task(feedback_bar)
             elif kind in ("graded", "failed"):
                 bars.update(bar, advance=1, failed=len(summary.failed))

@@ -64,8 +64,9 @@ def grade_round(
     """Grade submissions; merge each as it finishes; skip unchanged ones unless ``force``.
 
     ``on_event(kind, student, summary)`` is called with kind in {"skipped", "graded", "failed",
-    "feedback"}, and "start" / "feedback-owed" with the number of students to grade / of skipped
-    students whose feedback is missing in place of a student (the progress display hooks in here).
+    "feedback"}, and once with "start" (no student) when ``summary.to_grade`` and
+    ``summary.feedback_owed`` (skipped students whose feedback is missing) are known: the progress
+    display hooks in here.
     With ``feedback``, each student's pages come with their grades ("feedback" right after "graded";
     failures in ``summary.feedback_failed``). The tasks run on ``runner``, the command's choice (local
     processes or a Dask cluster, :mod:`pe_course.runners`); the round uses it once and closes it. ``unisolated``
@@ -121,8 +122,8 @@ def grade_round(
             # a student skipped as unchanged whose feedback is missing or out of date (the round that graded
             # them was interrupted before it) gets it in this round
             owed = [s for s in summary.skipped if feedback and not dry_run and pages_owed(course, s)]
-            notify("start", str(len(tasks)), summary)
-            notify("feedback-owed", str(len(owed)), summary)
+            summary.to_grade, summary.feedback_owed = len(tasks), len(owed)
+            notify("start", "", summary)
             if tasks or owed:
                 runner.open(course, template)
                 if dry_run:

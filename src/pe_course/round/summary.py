@@ -22,6 +22,8 @@ class RoundSummary:
     seconds: float = 0.0
     feedback_seconds: float = 0.0  # spent making pages from the course gradebook (not with the grades)
     merge_seconds: float = 0.0  # spent by the single writer merging results (the part no worker can share)
+    to_grade: int = 0  # students this round grades (known at "start")
+    feedback_owed: int = 0  # students skipped as unchanged whose feedback this round makes (known at "start")
     regrade: RegradeReport | None = (
         None  # what changed for the students graded before (pe_course.round.regrade)
     )
