@@ -411,7 +411,10 @@ def test_hints_come_from_the_records_with_no_graders_folder(graded, tmp_path):
     assert found["sin-cos-swapped"] == ("positional_encoding", ["carol"], hint)
     assert found["an-old-id"] == (record["cells"][0]["function"], ["bob"], None)
     _, page = parse(write_report(CourseCopy(root).course, tmp_path / "out"))
-    assert " ".join(hint.split()) in page.plain and "(no hint in the records: graded before records kept hints)" in page.plain
+    assert (
+        " ".join(hint.split()) in page.plain
+        and "(no hint in the records: graded before records kept hints)" in page.plain
+    )
 
 
 V3_MESSAGE = "`one_hot` melempar IndexError untuk input one_hot([], 4): <b>index 0</b>"
