@@ -116,13 +116,15 @@ ONE_WORKER_MODULES = {
     "test_shared_server",
 }
 # The tests of these modules run in another module's group (on its worker, one after the other, never
-# beside it): the JupyterHub round logs in the same unix users (pe-student1..3, their homes) as the shared
-# server's tests.
-GROUPED_WITH = {"test_hub": "test_shared_server"}
+# beside it). None today: the JupyterHub round, tried in the shared server's group (they log in the same
+# unix users), lost a Ctrl-S in JupyterLab once beside the other worker's tests (2026-12-05), so it runs alone.
+GROUPED_WITH: dict[str, str] = {}
 # Run by themselves, after the parallel tests (the README's second pytest, `-m alone`): tests that watch the
-# whole machine's memory (what another worker uses would count as theirs). The browser rounds ran alone
-# too until 2026-12-05; their waits are for events, and they pass beside three busy loops (bench/README.md).
-ALONE_MODULES: set[str] = set()
+# whole machine's memory (what another worker uses would count as theirs), and the JupyterHub round (five
+# unix users, the same pe-student1..3 as test_shared_server's, which runs in the parallel phase). The
+# browser round (tests/browser/test_round.py) ran alone too until 2026-12-05; its waits are for events,
+# and it passes beside three busy loops at load 10 (bench/README.md): now a group of the parallel phase.
+ALONE_MODULES = {"test_hub"}
 ALONE_TESTS = {
     "test_memory_spread_over_processes_is_bounded_for_the_group",
     "test_two_hostile_submissions_graded_at_once_stay_in_their_groups",
