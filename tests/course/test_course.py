@@ -68,6 +68,19 @@ def test_every_command_says_in_one_line_which_assignments_exist(tmp_path, capsys
     assert not (root / "gradebook.db").exists(), "nothing written before the assignment is known"
 
 
+@pytest.mark.parametrize(
+    "command", [["release"], ["build"], ["grade"], ["report"], ["feedback"], ["formgrader"]]
+)
+def test_outside_a_course_every_command_says_so_in_one_line(tmp_path, monkeypatch, capsys, command):
+    monkeypatch.chdir(tmp_path)
+    assert main(command) == 2
+    out = capsys.readouterr().out.strip()
+    assert out.startswith(
+        f"No nbgrader_config.py in {tmp_path} or above: run pe-course from the course directory"
+    )
+    assert "\n" not in out and list(tmp_path.iterdir()) == []
+
+
 def test_the_demo_names_the_graded_functions_the_graders_declare():
     from pe_course.cli import demo_class as demo
 

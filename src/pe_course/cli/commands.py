@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from ..course import UnknownAssignment
+from ..course import NotACourse, UnknownAssignment
 from ..interruption import catch_signals
 from .admin import add_check_sandbox, add_opt_outs, add_setup_groups, cmd_check_sandbox, cmd_setup_groups
 from .formgrader import cmd_formgrader
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     catch_signals()  # `kill <pid>` ends a round as cleanly as Ctrl-C
     try:
         return args.func(args)
-    except UnknownAssignment as exc:
+    except (UnknownAssignment, NotACourse) as exc:
         console.print(f"[red]{escape(str(exc))}[/]", soft_wrap=True)
         return 2
     except KeyboardInterrupt:

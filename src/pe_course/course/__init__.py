@@ -28,14 +28,18 @@ def graders_path(root: Path, graders_dir: str, assignment: str) -> Path:
     return Path(root) / graders_dir.replace("{assignment}", assignment)
 
 
+class NotACourse(FileNotFoundError):
+    """No course directory where pe-course was run (one line)."""
+
+
 def find_root(start: Path | None = None) -> Path:
     """The nearest directory (from ``start`` or the working directory up) with nbgrader_config.py."""
     here = Path(start or Path.cwd()).resolve()
     for candidate in (here, *here.parents):
         if (candidate / "nbgrader_config.py").is_file():
             return candidate
-    raise FileNotFoundError(
-        "no nbgrader_config.py here or above; run pe-course from the course directory "
+    raise NotACourse(
+        f"No nbgrader_config.py in {here} or above: run pe-course from the course directory "
         "(guide: docs/getting-started.md#getting-started)"
     )
 
