@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import socket
 import time
 import uuid
 from collections import deque
@@ -55,6 +56,7 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT):
     for name in ("distributed", "tornado"):  # worker losses are reported in the round's summary instead
         logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
+        _refused_at_once(address)
         client = Client(address, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise ClusterUnavailable(
@@ -62,6 +64,18 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT):
             "(guide: docs/large-classes.md#a-very-large-class)"
         ) from None
     return client
+
+
+def _refused_at_once(address: str) -> None:
+    """Raise ``ConnectionRefusedError`` when nothing listens at a ``tcp://`` address: Dask's client
+    would retry that for the whole connect timeout; a host that does not answer is left to it."""
+    if not address.startswith("tcp://"):
+        return
+    host, _, port = address.removeprefix("tcp://").rpartition(":")
+    if not host or not port.isdigit():
+        return
+    with contextlib.suppress(socket.timeout, socket.gaierror):
+        socket.create_connection((host.strip("[]"), int(port)), timeout=2).close()
 
 
 def describe(client) -> tuple[int, int, list[str]]:
