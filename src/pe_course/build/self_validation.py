@@ -67,8 +67,13 @@ def released_stubs(course: Course, scratch: Path) -> Path:
 
 
 def run_selfcheck(
-    course: Course, sandbox: Sandbox | None = None, release_dir: Path | None = None
+    course: Course,
+    sandbox: Sandbox | None = None,
+    release_dir: Path | None = None,
+    students: bool = True,
 ) -> SelfCheck:
+    """The self-validation of the module docstring; with ``students=False`` only its first two parts
+    (the reference full marks, the released stubs 0: what ``pe-course demo`` checks before its round)."""
     sandbox = sandbox or Sandbox(unisolated=True)  # only this project's own code runs here
     suite = load_suite(course.graders)
     reference = load_reference(course.source)
@@ -102,6 +107,8 @@ def run_selfcheck(
                 report.problems.append(f"released stubs of {nb_id} score {stub.score:g}, expected 0")
         else:
             report.problems.append(f"no released notebook {stub_path}")
+    if not students:
+        return report
     wrong = [
         (f, m.implementation, m.id, "misconception" + (f" (from {m.carried_from})" if m.carried_from else ""))
         for f, entries in sorted(suite.misconceptions.items())

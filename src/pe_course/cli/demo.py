@@ -87,12 +87,13 @@ def cmd_demo(args) -> int:
     console.rule("pe-course demo")
     console.print(f"Scratch course directory: [bold]{out}[/]")
     course = scratch_course(repo, out)
-    with console.status("Releasing (nbgrader generate_assignment) and self-validating the graders…"):
+    with console.status("Releasing (nbgrader generate_assignment) and checking the graders…"):
         refresh_release(course)
-        check = run_selfcheck(course, Sandbox(unisolated=True))
+        check = run_selfcheck(course, Sandbox(unisolated=True), students=False)
     console.print(
-        f"1. Release generated; graders' self-validation: {'passed' if check.ok else 'FAILED'} "
-        f"({len(check.rows)} checks)"
+        f"1. Release generated; graders' check: {'passed' if check.ok else 'FAILED'} "
+        f"(the reference solutions full marks, the released stubs 0, in {len(course.notebooks)} notebooks; "
+        "pe-course build also grades every catalogued mistake)"
     )
     for problem in check.problems:
         console.print(f"   [red]- {problem}[/]")

@@ -103,7 +103,9 @@ COMMANDS: dict[str, CommandHelp] = {
     ),
     "demo": CommandHelp(
         "a whole grading round on a synthetic class in a scratch course directory",
-        "Builds the course, makes a class of 12 synthetic students as an LMS download, and runs the "
+        "Releases the course (its graders checked on the reference solutions and the stubs; pe-course "
+        "build runs the whole self-validation), makes a class of 12 synthetic students as an LMS download, "
+        "and runs the "
         "round on it (intake, grading, feedback, export, report) in a scratch directory: a way to see "
         "the tool work before the term starts.",
         (
