@@ -104,6 +104,7 @@ SLOW_FIXTURES = {
 # a half to build (a graded class, a released course, unix users), so each module runs on one worker.
 # A test that shares a session fixture with another module says so with its own xdist_group mark.
 ONE_WORKER_MODULES = {
+    "test_batch",  # the class graded by stock nbgrader, once for the two tests comparing with it
     "test_contracts",
     "test_distributed",
     "test_hostile",
@@ -116,15 +117,16 @@ ONE_WORKER_MODULES = {
     "test_shared_server",
 }
 # The tests of these modules run in another module's group (on its worker, one after the other, never
-# beside it). None today: the JupyterHub round, tried in the shared server's group (they log in the same
-# unix users), lost a Ctrl-S in JupyterLab once beside the other worker's tests (2026-12-05), so it runs alone.
-GROUPED_WITH: dict[str, str] = {}
+# beside it). The JupyterHub round logs in the same unix users as the shared server's tests (pe-student1..3),
+# so the two run one after the other on one worker; it ran alone after it lost a Ctrl-S in JupyterLab beside
+# the other worker's tests (2026-12-05), and is back since `lab.save` presses Ctrl-S again while the tab
+# stays dirty: alone, it left one of the two cores idle for its four minutes.
+GROUPED_WITH: dict[str, str] = {"test_hub": "test_shared_server"}
 # Run by themselves, after the parallel tests (the README's second pytest, `-m alone`): tests that watch the
-# whole machine's memory (what another worker uses would count as theirs), and the JupyterHub round (five
-# unix users, the same pe-student1..3 as test_shared_server's, which runs in the parallel phase). The
-# browser round (tests/browser/test_round.py) ran alone too until 2026-12-05; its waits are for events,
-# and it passes beside three busy loops at load 10 (bench/README.md): now a group of the parallel phase.
-ALONE_MODULES = {"test_hub"}
+# whole machine's memory (what another worker uses would count as theirs). The browser round
+# (tests/browser/test_round.py) ran alone too until 2026-12-05; its waits are for events, and it passes
+# beside three busy loops at load 10 (bench/README.md): now a group of the parallel phase.
+ALONE_MODULES: set[str] = set()
 ALONE_TESTS = {
     "test_memory_spread_over_processes_is_bounded_for_the_group",
     "test_two_hostile_submissions_graded_at_once_stay_in_their_groups",

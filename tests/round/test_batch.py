@@ -11,7 +11,7 @@ import sys
 import time
 
 import pytest
-from conftest import reference_nb, release_nb, with_code
+from conftest import CourseCopy, reference_nb, release_nb, with_code
 from sqlalchemy import text
 
 from pe_course.round.grade import grade_round
@@ -44,11 +44,21 @@ def _submit_class(copy):
         copy.submit(student, notebooks)
 
 
-def test_parallel_grading_equals_serial_nbgrader(make_course):
-    serial, parallel = make_course("serial"), make_course("parallel")
-    _submit_class(serial)
+@pytest.fixture(scope="module")
+def serial(_course_template, tmp_path_factory) -> CourseCopy:
+    """The class graded by stock ``nbgrader autograde`` (one student after the other), once for the
+    tests that compare a round's gradebook with it (nobody writes to it afterwards)."""
+    root = tmp_path_factory.mktemp("serial") / "course"
+    shutil.copytree(_course_template, root)
+    copy = CourseCopy(root)
+    _submit_class(copy)
+    copy.nbgrader("autograde", "positional-encoding", check=True)
+    return copy
+
+
+def test_parallel_grading_equals_serial_nbgrader(make_course, serial):
+    parallel = make_course("parallel")
     _submit_class(parallel)
-    serial.nbgrader("autograde", "positional-encoding", check=True)
     summary = grade_round(parallel.course, LocalRunner(2))
     assert sorted(summary.graded) == sorted(CLASS) and not summary.failed
     expected = serial.scores()
@@ -169,11 +179,9 @@ def test_a_workers_private_gradebooks_share_one_engine_and_end_where_the_writer_
     left_open.close()
 
 
-def test_ctrl_c_leaves_a_consistent_gradebook_and_the_next_run_resumes(make_course):
-    serial, interrupted = make_course("serial"), make_course("interrupted")
-    _submit_class(serial)
+def test_ctrl_c_leaves_a_consistent_gradebook_and_the_next_run_resumes(make_course, serial):
+    interrupted = make_course("interrupted")
     _submit_class(interrupted)
-    serial.nbgrader("autograde", "positional-encoding", check=True)
 
     def stop_after_first(kind, student, summary):
         if kind == "graded":
