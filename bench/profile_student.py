@@ -10,6 +10,7 @@ the last student.
     python bench/profile_student.py                 # 5 students, one notebook each
     python bench/profile_student.py --students 8 --cprofile
     python bench/profile_student.py --class full-mistakes   # students who handed in all four notebooks
+    PROFILE_SORT=tottime PROFILE_TOP=45 python bench/profile_student.py --students 1 --cprofile  # a cold worker
 
 Run by hand, not in the test suite. Prints a table and writes bench/results/profile-<date>.json.
 """
@@ -69,10 +70,9 @@ def instrument() -> None:
     import nbgrader.converters.generate_feedback as generate_feedback
 
     from pe_course import course
-    from pe_course.engine import grade as score
     from pe_course.round import task as grading_task
     from pe_course.sandbox import client, groups
-    from pe_course.steps import execute
+    from pe_course.steps import execute, score
     from pe_course.steps import feedback_pages as feedback
 
     timed(course.Course, "config", "config (nbgrader_config.py loaded)")
@@ -186,7 +186,9 @@ def main() -> None:
         print(f"  {k:45s} " + (f"{v[0]:6.3f} {v[1]:6.3f}" if isinstance(v, list) else f"{v:6.3f}"))
     if profiler is not None:
         out = io.StringIO()
-        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(60)
+        pstats.Stats(profiler, stream=out).sort_stats(
+            os.environ.get("PROFILE_SORT", "cumulative")
+        ).print_stats(int(os.environ.get("PROFILE_TOP", "60")))
         print(out.getvalue())
     result = {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),

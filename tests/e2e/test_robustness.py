@@ -266,7 +266,9 @@ def test_a_reference_notebooks_get_full_marks(run, suite_max):
     for notebook in NOTEBOOKS:
         rec = assert_graded(run, "a_full", suite_max[notebook], notebook)
         # no cell error in the graders' worker either: 03's and 04's setup_helpers found pe_tables.npz
-        assert rec["notes"] == [] and rec["cell_errors"] == [] and rec["score"] == rec["max_score"]
+        assert rec["notes"] == [] and rec["cell_errors"] == [] and rec["score"] == rec["max_score"], (
+            student_log(run, "a_full")  # "Sandboxed execution failed: …" names what was missing
+        )
 
 
 @pytest.mark.parametrize("notebook", ["03_rotation", "04_similarity"])
@@ -280,14 +282,16 @@ def test_a_sandboxed_run_has_the_data_files_beside_the_notebook(run, notebook):
         for c in nb.cells
         if c.cell_type == "code" and not (gid(c) or "").startswith("test_")
     }
-    assert {g: e for g, e in errors.items() if e} == {}, "cells failing in the sandboxed run"
+    assert {g: e for g, e in errors.items() if e} == {}, student_log(run, "a_full")
     uses = [
         c for c in nb.cells if c.cell_type == "code" and ("_pe_table(" in c.source or "_omega(" in c.source)
     ]
     assert len(uses) >= 5, [gid(c) for c in uses]
     for c in uses:
         if gid(c) != "setup_helpers" and (gid(c) or "").startswith("demo_"):
-            assert c.outputs, f"{notebook} {gid(c)}: no output in the sandboxed run"
+            assert c.outputs, f"{notebook} {gid(c)}: no output in the sandboxed run\n" + student_log(
+                run, "a_full"
+            )
     if notebook == "03_rotation":
         recap = next(c for c in nb.cells if gid(c) == "demo_recap")
         text = "".join(o.get("text", "") for o in recap.outputs)
