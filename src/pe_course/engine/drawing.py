@@ -8,6 +8,8 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from . import draw_cache
+
 # A failing generated check looks for a smaller failing input with at most this many distinct
 # evaluations (a count, not a time: a re-grade must find the same input).
 SHRINK_EVALUATIONS = 60
@@ -58,10 +60,14 @@ def draw(strategy_factory: Callable[[], Any], n: int) -> tuple:
     """``n`` deterministic examples of a hypothesis strategy (cached per process).
 
     Derandomized, database-free and independent of what else is loaded, so a re-grade sees exactly
-    the same inputs, on any machine.
+    the same inputs, on any machine; kept on disk for the next process (:mod:`.draw_cache`).
     """
     from hypothesis import given
 
+    kept = draw_cache.path_for(strategy_factory, n)
+    examples = draw_cache.load(kept, n) if kept is not None else None
+    if examples is not None:
+        return examples
     out: list = []
 
     @_hypothesis_settings(n, ("explicit", "generate"))
@@ -72,6 +78,8 @@ def draw(strategy_factory: Callable[[], Any], n: int) -> tuple:
 
     with _same_draws_everywhere():
         collect()
+    if kept is not None:
+        draw_cache.store(kept, tuple(out))
     return tuple(out)
 
 
