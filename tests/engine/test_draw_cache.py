@@ -88,3 +88,18 @@ def test_a_planted_or_broken_file_is_drawn_again_and_runs_nothing(tmp_path, fres
         assert drawing.draw(strategies.pe_inputs, 16) == expected
         assert draw_cache.load(path, 16) == expected, "written again"
     assert not (tmp_path / "planted-ran").exists()
+
+
+def test_an_unwritable_cache_folder_keeps_nothing_and_grading_goes_on(fresh_cache, suite):
+    strategies = suite.module("02_sinusoidal.strategies")
+    path = draw_cache.path_for(strategies.pe_inputs, 16)
+    assert path is not None
+    fresh_cache.mkdir(parents=True)
+    fresh_cache.chmod(0o500)
+    try:
+        if os.access(fresh_cache, os.W_OK):  # root writes anywhere: an unwritable folder cannot be made
+            pytest.skip("this user can write to a read-only folder")
+        assert len(drawing.draw(strategies.pe_inputs, 16)) == 16
+        assert not path.exists()
+    finally:
+        fresh_cache.chmod(0o700)

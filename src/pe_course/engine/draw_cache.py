@@ -93,7 +93,10 @@ def store(path: Path, examples: tuple) -> None:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     except Exception:  # noqa: BLE001 (examples that are not plain data, an unwritable home: not kept)
         return
-    fd, partial = tempfile.mkstemp(dir=path.parent, prefix=".draw-")
+    try:
+        fd, partial = tempfile.mkstemp(dir=path.parent, prefix=".draw-")
+    except OSError:  # a folder this user cannot write to: not kept, and grading goes on
+        return
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
