@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import nbformat
 from conftest import reference_nb
-from playwright.sync_api import FrameLocator, Locator, Page, expect
+from playwright.sync_api import Frame, FrameLocator, Locator, Page, expect
 
 from . import lab
 
@@ -77,13 +77,24 @@ def submit(page: Page) -> None:
     expect(submitted.first.locator(".item_name").first).to_have_text(ASSIGNMENT)
 
 
-def grade_written_answer(page: Page | FrameLocator, score: str = "1.5", comment: str = COMMENT) -> Locator:
-    """On a submission's page of formgrader: give the written answer its points and a comment; the
-    answer's cell (under the rubric)."""
+# formgrader binds its score and comment boxes only once it has fetched the submission's grades and
+# comments (formgrade.js, loadGrades/loadComments), and binding writes the stored value into the box:
+# points typed into a box that is visible but not bound yet are wiped and never saved.
+# (Not `formgrader.loaded`: init() stops before setting it where MathJax, from a CDN, cannot load.)
+FORMGRADER_BOUND = (
+    "() => typeof formgrader !== 'undefined'"
+    " && formgrader.grades && formgrader.grades.loaded && formgrader.comments && formgrader.comments.loaded"
+)
+
+
+def grade_written_answer(page: Page | Frame, score: str = "1.5", comment: str = COMMENT) -> Locator:
+    """On a submission's page of formgrader, once formgrader has bound its boxes: give the written answer
+    its points and a comment; the answer's cell (under the rubric)."""
     box = page.locator(f"input.score#{ANSWER_ID}")
     expect(box).to_be_visible(timeout=60_000)
     answer_cell = page.locator(".cell").filter(has=box)
     expect(answer_cell).to_contain_text("PE_sin(0) adalah vektor nol")
+    page.wait_for_function(FORMGRADER_BOUND, timeout=60_000)
     box.fill(score)
     box.press("Tab")
     text = page.locator(f"textarea.comment#{ANSWER_ID}-comment")
