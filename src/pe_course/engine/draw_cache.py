@@ -16,7 +16,6 @@ compares both ways).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import io
 import os
@@ -27,6 +26,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from ..course.versions import tree_digest
 
 FORMAT = 1  # of the files: a new one ignores the old ones
 _ALLOWED = frozenset(
@@ -60,8 +61,10 @@ def path_for(factory: Callable[[], Any], n: int) -> Path | None:
         key = "\0".join(
             (
                 str(FORMAT),
-                _files_digest(Path(folders[0]), "*"),  # the graders: code, cases and all
-                _files_digest(Path(__file__).resolve().parents[1], "*.py"),  # this package
+                tree_digest(
+                    ("graders", Path(folders[0]), "*"),  # code, cases and all
+                    ("pe_course", Path(__file__).resolve().parents[1], "*.py"),
+                ),
                 # the name within its package (a suite's package name is made from where it lies)
                 f"{module_name.partition('.')[2]}.{name}",
                 str(n),
@@ -103,27 +106,6 @@ def store(path: Path, examples: tuple) -> None:
         os.replace(partial, path)
     except OSError:
         Path(partial).unlink(missing_ok=True)
-
-
-def _files_digest(root: Path, pattern: str) -> str:
-    """A hash over the files under ``root`` matching ``pattern`` (names and contents); recomputed only
-    when one of them is added, removed or changed (their sizes and times, as ``course.versions`` lists)."""
-    skip = {"__pycache__", ".hypothesis", ".ipynb_checkpoints"}
-    files = sorted(
-        p for p in root.rglob(pattern) if p.is_file() and not skip & set(p.relative_to(root).parts)
-    )
-    listing = (str(root), tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files))
-    return _digest(listing)
-
-
-@functools.lru_cache(maxsize=8)
-def _digest(listing: tuple) -> str:
-    digest = hashlib.sha256()
-    root = Path(listing[0])
-    for name, _, _ in listing[1]:
-        path = Path(name)
-        digest.update(f"{path.relative_to(root)}\0".encode() + path.read_bytes() + b"\0")
-    return digest.hexdigest()
 
 
 class _DataOnly(pickle.Unpickler):

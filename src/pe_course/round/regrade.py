@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..course import Course
-from ..course.versions import course_graders_version
+from ..course.versions import graders_version
 from ..record import ClauseResult, GradingRecord, atomic_write
 from .private_result import read_private
 from .regrade_report import ClauseChange, RegradeReport, StudentChange
@@ -119,7 +119,7 @@ class Regrade:
         self.course = course
         self.dry_run = dry_run
         self.started = datetime.now(timezone.utc)
-        self.version = course_graders_version(course)
+        self.version = graders_version(course.graders, course.release)
         stamp = self.started.strftime("%Y%m%dT%H%M%S%fZ")
         self.folder = course.root / REGRADES / course.assignment / stamp
         self.cells = gradebook_cells(course)

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..course.versions import tree_digest
 from ..round.task import GradeOutcome, GradeTask, grade_one
 from ..sandbox import groups, policy, selftest
 from .bundle import tar, untar
@@ -40,11 +41,7 @@ class RemoteResult:
 
 def package_digest() -> str:
     """Of this package's code: the instructor's and each worker's must agree."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in _PACKAGE.rglob("*.py") if "__pycache__" not in p.parts):
-        digest.update(path.relative_to(_PACKAGE).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+    return tree_digest(("pe_course", _PACKAGE, "*.py"))
 
 
 def the_bundle(data: bytes) -> bytes:
