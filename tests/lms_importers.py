@@ -59,6 +59,19 @@ def _delimiter(lines: list[str]) -> str:
     return ";" if counts[";"] > counts[","] else ","
 
 
+def canvas_import_rows(path: Path) -> tuple[list[str], list[list[str]], list[list[str]]]:
+    """The rows Canvas's GradebookImporter sees: separator from the first three lines, the header,
+    the points-possible row and the student rows (``csv_stream``, ``check_for_non_student_row``)."""
+    text = path.read_bytes().decode("utf-8-sig")
+    rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text.splitlines()[:3])))
+    header, rest = rows[0], rows[1:]
+    assert (
+        header[0] == "Student" and header[1] == "ID" and "Section" in header
+    )  # header? / update_column_count
+    points = [r for r in rest if "Points Possible" in r[0]]
+    return header, points, [r for r in rest if r not in points]
+
+
 def _decimal(field_: str) -> str:
     # gradebook_importer.rb CSV::Converters[:decimal_comma_to_period]
     if re.fullmatch(r"-?[0-9.,]+%?", field_):

@@ -26,12 +26,13 @@ from lms_fixtures import (
     moodle_participants,
     moodle_worksheet,
 )
+from lms_importers import canvas_import_rows
 
 from pe_course.lms import canvas, moodle
 from pe_course.lms.collect import plan
 from pe_course.lms.grades import Final
 from pe_course.lms.intake import archive_entries, canonical_notebook
-from pe_course.lms.roster import delimiter_of, read_people, read_table, write_table
+from pe_course.lms.roster import read_people, read_table, write_table
 
 NPMS = {s.npm for s in CLASS}
 
@@ -161,20 +162,6 @@ FINALS = {
 }
 
 
-def _canvas_import_rows(path):
-    """The rows Canvas's GradebookImporter sees: separator from the first three lines, the header,
-    the points-possible row and the student rows (``csv_stream``, ``check_for_non_student_row``)."""
-    text = path.read_bytes().decode("utf-8-sig")
-    sep = delimiter_of(text.splitlines()[:3])
-    rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=sep))
-    header, rest = rows[0], rows[1:]
-    assert (
-        header[0] == "Student" and header[1] == "ID" and "Section" in header
-    )  # header? / update_column_count
-    points = [r for r in rest if "Points Possible" in r[0]]
-    return header, points, [r for r in rest if r not in points]
-
-
 @pytest.mark.parametrize(("delimiter", "bom"), [(",", False), (";", True)])
 def test_canvas_grades_file_holds_only_this_assignment_and_final_scores(tmp_path, delimiter, bom):
     source = canvas_gradebook(tmp_path / "export.csv", delimiter, bom)
@@ -183,9 +170,9 @@ def test_canvas_grades_file_holds_only_this_assignment_and_final_scores(tmp_path
     filled = canvas.fill(read_table(source), FINALS, identities, "positional-encoding")
     out = write_table(filled.table, tmp_path / "import.csv")
     assert out.read_bytes().startswith(b"\xef\xbb\xbf") == bom
-    header, points, students = _canvas_import_rows(out)
+    header, points, students = canvas_import_rows(out)
     assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", CANVAS_COLUMN]
-    before_header, points_before, before = _canvas_import_rows(source)
+    before_header, points_before, before = canvas_import_rows(source)
     assert points == [[c for c, h in zip(points_before[0], before_header, strict=True) if h in header]]
     scores = {r[2]: r[-1] for r in students}
     assert scores == {  # no blank cell: Siti (not final), Hadi (not in the gradebook), Test Student left out

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import pe_course, reference_nb, with_code
 from lms_fixtures import canvas_gradebook, moodle_worksheet
-from test_lms import _canvas_import_rows
+from lms_importers import canvas_import_rows
 
 from pe_course.course.versions import graders_version
 from pe_course.lms.upload import export
@@ -187,10 +187,10 @@ def test_the_changed_only_export_sends_their_grades_and_pages_as_the_full_export
     assert f"changed only: 2 student(s) the latest regrade changed ({', '.join(sorted(only))})" in notes
     assert not [n for n in notes if "not in nbgrader's gradebook" in n], "the others are no mistake here"
     if lms == "canvas":  # read as Canvas's importer reads it: header, points row, student rows
-        header, points, students = _canvas_import_rows(changed[0])
-        assert (header, points) == _canvas_import_rows(full[0])[:2]
+        header, points, students = canvas_import_rows(changed[0])
+        assert (header, points) == canvas_import_rows(full[0])[:2]
         assert sorted(r[2] for r in students) == sorted(only)  # SIS User ID: only theirs
-        assert all(r in _canvas_import_rows(full[0])[2] for r in students), "as the full export writes them"
+        assert all(r in canvas_import_rows(full[0])[2] for r in students), "as the full export writes them"
     else:  # read as Moodle's worksheet importer reads it: columns by name; the others as downloaded
 
         def rows(path: Path) -> dict[str, dict[str, str]]:
