@@ -526,7 +526,8 @@ class LocalCluster:
     """`dask scheduler` and `dask worker --nthreads 1` processes on this machine, in scratch directories."""
 
     def __init__(self, base: Path, workers: int) -> None:
-        self.base, self.procs = base, []
+        self.base = base
+        self.procs: list[subprocess.Popen] = []
         base.mkdir(parents=True, exist_ok=True)
         scheduler_file = base / "scheduler.json"
         self._start(

@@ -32,6 +32,7 @@ import time
 from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
@@ -103,7 +104,7 @@ def instrument() -> None:
             SANDBOXES.append(self._cpu_total())
         original_remove(self)
 
-    groups.ResourceGroup.remove = remove
+    groups.ResourceGroup.remove = remove  # type: ignore[method-assign]
     timed(grading_task.shutil, "copy", "private gradebook copied")
 
 
@@ -127,7 +128,7 @@ def main() -> None:
         template = build_template(course, work / "template.db")
         instrument()
         logins = sorted(p.name for p in course.submitted.iterdir())
-        per_student = []
+        per_student: list[dict[str, Any]] = []
         profiler = None
         for i, login in enumerate(logins):
             SPENT.clear()
