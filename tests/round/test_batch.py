@@ -203,21 +203,35 @@ def test_ctrl_c_leaves_a_consistent_gradebook_and_the_next_run_resumes(make_cour
 
 
 def test_killed_grading_process_resumes(course_copy):
-    import tempfile
-    from pathlib import Path
-
-    scratch_before = set(Path(tempfile.gettempdir()).glob("pe-sandbox-*"))
+    killed: set[int] = set()
     try:
-        _killed_grading_process_resumes(course_copy)
-    finally:  # SIGKILL leaves the killed round's scratch and groups behind: nothing could run to remove them
-        for path in set(Path(tempfile.gettempdir()).glob("pe-sandbox-*")) - scratch_before:
-            shutil.rmtree(path, ignore_errors=True)
+        _killed_grading_process_resumes(course_copy, killed)
+    finally:
+        # Where the test failed before the next round swept them: SIGKILL leaves the killed round's scratch
+        # directories and groups behind. Only theirs, by the pids in their names: the other xdist worker's
+        # rounds run beside this one, and removing every new one (as this test did) took a live round's
+        # scratch directory away (its notebook then failed with FileNotFoundError: test_robustness, beb17b6)
         from pe_course.sandbox import groups as cgroups
+        from pe_course.sandbox import teardown
 
-        cgroups.sweep_stale(older_than=0)
+        for pid in killed:
+            for path in teardown.leftovers_of(pid):
+                shutil.rmtree(path, ignore_errors=True)
+            cgroups.remove_left_by(pid)
 
 
-def _killed_grading_process_resumes(course_copy):
+def _session(sid: int) -> set[int]:
+    """The processes of session ``sid`` now."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                if os.getsid(int(entry)) == sid:
+                    found.add(int(entry))
+    return found
+
+
+def _killed_grading_process_resumes(course_copy, killed: set[int]):
     _submit_class(course_copy)
     exe = os.path.join(os.path.dirname(sys.executable), "pe-course")
     proc = subprocess.Popen(
@@ -232,6 +246,7 @@ def _killed_grading_process_resumes(course_copy):
         if GradeState(course_copy.course).data:
             break
         time.sleep(0.2)
+    killed |= _session(proc.pid)  # the grading process and its workers: who made what is left
     os.killpg(proc.pid, signal.SIGKILL)  # the whole tree, as a crash or `kill -9` would
     proc.wait()
     graded_before = set(GradeState(course_copy.course).data)
@@ -239,6 +254,15 @@ def _killed_grading_process_resumes(course_copy):
     scores = course_copy.scores()  # the gradebook opens and reads fine
     assert all(any(k[0] == s for k in scores) for s in graded_before)
     resumed = grade_round(course_copy.course, LocalRunner(2))
+    # the next round removed what the killed one left on this machine (sandbox.scratch.sweep_left_behind)
+    from pe_course.sandbox import groups as cgroups
+    from pe_course.sandbox import teardown
+
+    mech = cgroups.mechanism()
+    for pid in killed:
+        assert not teardown.leftovers_of(pid), f"the killed round's scratch outlived the next round ({pid})"
+        for parent in mech.parents.values() if mech is not None else []:
+            assert not list(parent.glob(f"{teardown.PREFIX}{pid}-*")), "the killed round's groups outlived it"
     assert set(resumed.skipped) == graded_before
     assert set(resumed.graded) | graded_before == set(CLASS)
     assert course_copy.scores()[("ani", "01_embedding", "test_embed")] == 3

@@ -321,3 +321,47 @@ def test_groups_left_by_a_killed_grader_are_swept():
         for path in (stale, fresh):
             if path.exists():
                 path.rmdir()
+
+
+def test_what_a_grader_killed_outright_left_is_removed_and_a_running_graders_is_kept(tmp_path):
+    """`pe-course grade` (and a Dask worker) starts with sweep_left_behind: the scratch directories and
+    groups of a grader that was killed outright go, with the processes still in its groups; a running
+    grader's stay, even a group that is empty for the moment and a scratch directory it has not used yet."""
+    import signal
+    import subprocess
+
+    from pe_course.sandbox.scratch import sweep_left_behind
+    from pe_course.sandbox.teardown import PREFIX
+
+    dead = subprocess.Popen(["true"])  # its pid is free again once it is reaped
+    dead.wait()
+    zombie = subprocess.Popen(["true"])  # ended, not reaped yet (as a killed worker until init reaps it)
+    while Path(f"/proc/{zombie.pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z":
+        time.sleep(0.01)
+    zombie_name = f"{PREFIX}{zombie.pid}-test"
+    mech = mechanism()
+    parents = list(mech.parents.values())
+    killed_name, running_name = f"{PREFIX}{dead.pid}-test", f"{PREFIX}{os.getpid()}-test"
+    orphan = subprocess.Popen(["sleep", "300"], start_new_session=True)  # a sandbox its grader left
+    made = [parent / name for parent in parents for name in (killed_name, running_name)]
+    scratch = {name: tmp_path / name for name in (killed_name, zombie_name, running_name)}
+    try:
+        for path in made:
+            path.mkdir()
+        for parent in parents:
+            (parent / killed_name / "cgroup.procs").write_text(str(orphan.pid))
+        for path in scratch.values():
+            (path / "locked").mkdir(parents=True)
+            (path / "locked").chmod(0)
+        sweep_left_behind(str(tmp_path))
+        assert orphan.wait(timeout=10) == -signal.SIGKILL, "the killed grader's sandbox process was ended"
+        assert not any((parent / killed_name).exists() for parent in parents)
+        assert not scratch[killed_name].exists() and not scratch[zombie_name].exists()
+        assert all((parent / running_name).exists() for parent in parents), "a running grader's empty group"
+        assert scratch[running_name].exists(), "a running grader's scratch directory"
+    finally:
+        orphan.kill()
+        zombie.wait()
+        for path in reversed(made):
+            if path.exists():
+                path.rmdir()

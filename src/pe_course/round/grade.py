@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ..course import Course
 from ..interruption import deferred
-from ..sandbox import groups
+from ..sandbox.scratch import sweep_left_behind
 from .merge import feedback_done, finish, settle
 from .regrade import Regrade, State
 from .resume import GradeState, graders_fingerprint, submission_fingerprint
@@ -84,7 +84,7 @@ def grade_round(
     chosen = [s for s in chosen if s in known]
     state = GradeState(course, readonly=dry_run)
     graders = graders_fingerprint(course)
-    groups.sweep_stale()  # what an earlier round killed with SIGKILL could not remove itself
+    sweep_left_behind()  # what an earlier round killed with SIGKILL could not remove itself
     regrade = Regrade(course, dry_run)
     if dry_run:  # nothing inside the course directory, not even a scratch folder
         work_dir = Path(tempfile.mkdtemp(prefix="pe-course-dry-run-"))

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from ..course.versions import tree_digest
 from ..round.task import GradeOutcome, GradeTask, grade_one
-from ..sandbox import groups, policy, selftest
+from ..sandbox import policy, selftest
+from ..sandbox.scratch import sweep_left_behind
 from .bundle import tar, untar
 
 _LOCK = threading.Lock()  # nbgrader changes the process's working directory: one student at a time
@@ -141,7 +142,7 @@ def _bundle_dir(bundle: bytes, digest: str) -> Path:
     untar(bundle, folder)
     _BUNDLES[digest] = folder
     _FORGOTTEN.discard(digest)
-    groups.sweep_stale()  # groups left on this machine by a worker that was killed outright
+    sweep_left_behind()  # left on this machine by a worker that was killed outright
     return folder
 
 

@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from . import teardown
+from . import groups, teardown
 
 
 def new_scratch() -> Path:
@@ -24,6 +24,32 @@ def new_scratch() -> Path:
         path = Path(tempfile.mkdtemp(prefix=teardown.name_prefix()))
         teardown.add(path, lambda: remove_tree(path), teardown.SCRATCH)
     return path
+
+
+def sweep_left_behind(tmp: str | None = None) -> int:
+    """Remove what graders that were killed outright (SIGKILL, a crash, the machine's OOM killer) left on
+    this machine: the groups of every maker that has ended, with any process still in them, the empty groups
+    older than any being set up, and this user's scratch directories whose maker has ended. What a running
+    grader made is never touched: its pid is in every name. How many scratch directories and groups."""
+    removed = groups.sweep_stale()
+    mech = groups.mechanism()
+    parents = mech.parents.values() if mech is not None else []
+    names = {p.name for parent in parents for p in parent.glob(f"{teardown.PREFIX}*")}
+    for pid in {
+        n.removeprefix(teardown.PREFIX).partition("-")[0] for n in names if teardown.maker_is_gone(n)
+    }:
+        removed += groups.remove_left_by(int(pid))
+    for path in Path(tmp or tempfile.gettempdir()).glob(f"{teardown.PREFIX}*"):
+        with contextlib.suppress(OSError):
+            info = path.lstat()
+            if (
+                info.st_uid == os.geteuid()
+                and stat.S_ISDIR(info.st_mode)
+                and teardown.maker_is_gone(path.name)
+            ):
+                remove_tree(path)
+                removed += 1
+    return removed
 
 
 def remove_scratch(path: Path) -> None:

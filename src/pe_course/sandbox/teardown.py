@@ -112,4 +112,22 @@ def leftovers_of(pid: int, tmp: str | None = None) -> list[Path]:
     return sorted(Path(tmp or tempfile.gettempdir()).glob(f"{PREFIX}{pid}-*"))
 
 
+def maker_is_gone(name: str) -> bool:
+    """Whether the process that made ``pe-sandbox-<pid>-…`` has ended: no such process, or a zombie not
+    reaped yet (a process still running, or another user's that this one may not signal, has not)."""
+    pid = name.removeprefix(PREFIX).partition("-")[0]
+    if not name.startswith(PREFIX) or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    try:  # "pid (comm) S …": the state follows the last ")"
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True  # ended between the two looks
+
+
 atexit.register(end_all)  # a process that ends normally keeps nothing either
