@@ -365,3 +365,29 @@ def test_what_a_grader_killed_outright_left_is_removed_and_a_running_graders_is_
         for path in reversed(made):
             if path.exists():
                 path.rmdir()
+
+
+def test_a_process_joining_while_the_group_is_removed_is_ended_with_it():
+    """A stop signal can end a run while the zygote's fork is on its way into the group: the kill finds the
+    group empty and the fork joins after it. Seen in a full-suite run at load 5 (test_interruption, stopped
+    at notebook-runner + 50 ms): the kill had frozen the empty group (cgroup v1) and never thawed it, so the
+    fork stopped there for good and the group could not be removed."""
+    import signal
+    import subprocess
+
+    from pe_course.sandbox.groups import ResourceGroup, join
+
+    group = ResourceGroup(mechanism(), memory=256 * MiB, processes=16, cpu_seconds=10)
+    try:
+        group.kill()  # nothing in it yet
+        if "freezer" in group.dirs:
+            assert (group.dirs["freezer"] / "freezer.state").read_text().strip() == "THAWED"
+        late = subprocess.Popen(["sleep", "300"], preexec_fn=lambda: join(group.procs_files))
+        assert late.pid in group.pids()
+        time.sleep(0.2)
+        assert Path(f"/proc/{late.pid}/stat").read_text().rpartition(")")[2].split()[0] != "D", "left frozen"
+        group.remove()
+        assert late.wait(timeout=10) == -signal.SIGKILL
+        assert not any(path.exists() for path in group.dirs.values())
+    finally:
+        group.remove()

@@ -29,16 +29,23 @@ def read_keyed(path: Path) -> dict[str, int]:
     return out
 
 
-def remove_dirs(dirs) -> None:
-    for path in dirs:
-        for _ in range(100):  # the last processes may take a moment to be reaped
+def end_group(version: int, dirs: dict[str, Path]) -> None:
+    """Kill every process of a group and remove its directories. A process that joins between the kill and
+    the removal (a fork on its way into the sandbox when a stop signal came) keeps a directory busy: it is
+    killed in turn, until the directories are gone (a process that would join later finds none)."""
+    for _ in range(100):  # the last processes may also take a moment to be reaped
+        kill_group(version, dirs)
+        busy = False
+        for path in dirs.values():
             try:
                 path.rmdir()
-                break
             except FileNotFoundError:
-                break
+                pass
             except OSError:
-                time.sleep(0.02)
+                busy = True
+        if not busy:
+            return
+        time.sleep(0.02)
 
 
 def group_pids(version: int, dirs: dict[str, Path]) -> list[int]:
@@ -58,17 +65,22 @@ def kill_group(version: int, dirs: dict[str, Path]) -> None:
     if freezer is not None:
         with contextlib.suppress(OSError):
             (freezer / "freezer.state").write_text("FROZEN")
-    for _ in range(50):
-        pids = group_pids(version, dirs)
-        if not pids:
-            break
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+    try:
+        for _ in range(50):
+            pids = group_pids(version, dirs)
+            if not pids:
+                break
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            if freezer is not None:
+                with contextlib.suppress(OSError):
+                    (freezer / "freezer.state").write_text("THAWED")
+            time.sleep(0.02)
+    finally:  # never left frozen: a process joining later would stop there, unkillable, its group unremovable
         if freezer is not None:
             with contextlib.suppress(OSError):
                 (freezer / "freezer.state").write_text("THAWED")
-        time.sleep(0.02)
 
 
 def too_big(scratch: Path, max_files: int, max_bytes: int) -> bool:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import delegation, teardown
-from .groupfs import group_pids, kill_group, read_int, read_keyed, remove_dirs, too_big
+from .groupfs import end_group, group_pids, kill_group, read_int, read_keyed, too_big
 from .usage import Usage
 
 V1_ROOT = Path("/sys/fs/cgroup")
@@ -306,8 +306,7 @@ class ResourceGroup:
 
     def remove(self) -> None:
         """Kill what is left and remove the group's directories (no waiting on the monitor: see teardown)."""
-        self.kill()
-        remove_dirs(self.dirs.values())
+        end_group(self.mech.version, self.dirs)
         teardown.removed(self)
 
 
@@ -319,9 +318,7 @@ def remove_left_by(pid: int, mech: Mechanism | None = None) -> int:
         return 0
     names = {p.name for parent in mech.parents.values() for p in parent.glob(f"{teardown.PREFIX}{pid}-*")}
     for name in names:
-        dirs = {key: parent / name for key, parent in mech.parents.items()}
-        kill_group(mech.version, dirs)
-        remove_dirs(dirs.values())
+        end_group(mech.version, {key: parent / name for key, parent in mech.parents.items()})
     return len(names)
 
 
