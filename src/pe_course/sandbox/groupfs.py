@@ -33,7 +33,8 @@ def end_group(version: int, dirs: dict[str, Path]) -> None:
     """Kill every process of a group and remove its directories. A process that joins between the kill and
     the removal (a fork on its way into the sandbox when a stop signal came) keeps a directory busy: it is
     killed in turn, until the directories are gone (a process that would join later finds none)."""
-    for _ in range(100):  # the last processes may also take a moment to be reaped
+    deadline = time.monotonic() + 5  # the last processes may also take a moment to be reaped
+    while True:
         kill_group(version, dirs)
         busy = False
         for path in dirs.values():
@@ -43,7 +44,7 @@ def end_group(version: int, dirs: dict[str, Path]) -> None:
                 pass
             except OSError:
                 busy = True
-        if not busy:
+        if not busy or time.monotonic() > deadline:
             return
         time.sleep(0.02)
 
