@@ -35,10 +35,9 @@ def sweep_left_behind(tmp: str | None = None) -> int:
     mech = groups.mechanism()
     parents = mech.parents.values() if mech is not None else []
     names = {p.name for parent in parents for p in parent.glob(f"{teardown.PREFIX}*")}
-    for pid in {
-        n.removeprefix(teardown.PREFIX).partition("-")[0] for n in names if teardown.maker_is_gone(n)
-    }:
-        removed += groups.remove_left_by(int(pid))
+    gone = {pid for n in names if (pid := teardown.maker_of(n)) is not None and teardown.maker_is_gone(n)}
+    for pid in gone:
+        removed += groups.remove_left_by(pid)
     for path in Path(tmp or tempfile.gettempdir()).glob(f"{teardown.PREFIX}*"):
         with contextlib.suppress(OSError):
             info = path.lstat()

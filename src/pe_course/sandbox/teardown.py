@@ -112,14 +112,20 @@ def leftovers_of(pid: int, tmp: str | None = None) -> list[Path]:
     return sorted(Path(tmp or tempfile.gettempdir()).glob(f"{PREFIX}{pid}-*"))
 
 
+def maker_of(name: str) -> int | None:
+    """The pid in a ``pe-sandbox-<pid>-…`` name (None for another name)."""
+    pid = name.removeprefix(PREFIX).partition("-")[0]
+    return int(pid) if name.startswith(PREFIX) and pid.isdigit() else None
+
+
 def maker_is_gone(name: str) -> bool:
     """Whether the process that made ``pe-sandbox-<pid>-…`` has ended: no such process, or a zombie not
     reaped yet (a process still running, or another user's that this one may not signal, has not)."""
-    pid = name.removeprefix(PREFIX).partition("-")[0]
-    if not name.startswith(PREFIX) or not pid.isdigit():
+    pid = maker_of(name)
+    if pid is None:
         return False
     try:
-        os.kill(int(pid), 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return True
     except OSError:
