@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -398,9 +399,10 @@ def make_course(_course_template, tmp_path) -> Callable[[str], CourseCopy]:
 def cluster(tmp_path):
     """A scheduler and two workers (w1, w2) as separate processes (``local_cluster.LocalCluster``)."""
     pytest.importorskip("distributed")
+    from dask_stall_watch import STALL_SECONDS
     from local_cluster import LocalCluster
 
-    from pe_course.sandbox import groups
+    from pe_course.sandbox.scratch import sweep_left_behind
 
     started = LocalCluster(tmp_path / "cluster")
     started.add_workers("w1", "w2")
@@ -408,4 +410,13 @@ def cluster(tmp_path):
         yield started
     finally:
         started.close()
-        groups.sweep_stale()  # groups of a killed worker's sandboxes (removed once they are stale)
+        sweep_left_behind()  # the sandboxes of a worker killed outright
+        for (
+            worker,
+            stacks,
+        ) in started.stalls().items():  # a fault, but Dask recovers from it: said, not failed
+            warnings.warn(
+                f"Dask worker {worker}'s event loop stalled for {STALL_SECONDS} s or more; its threads "
+                f"then:\n{stacks[:6000]}",
+                stacklevel=1,
+            )

@@ -12,6 +12,12 @@ import time
 from pathlib import Path
 
 DASK = Path(sys.executable).with_name("dask")
+STALL_WATCH = Path(__file__).with_name("dask_stall_watch.py")
+# A worker that sends no heartbeat for this long is restarted by the scheduler and its tasks run again
+# elsewhere (Dask's default is 5 minutes). Heartbeats come every second or so, from the worker's event
+# loop, which no task holds: a stalled loop is a fault, recorded by dask_stall_watch.py and reported by
+# stalls().
+WORKER_TTL = "90s"
 
 
 class LocalCluster:
@@ -24,6 +30,7 @@ class LocalCluster:
         self._start(
             "scheduler",
             [str(DASK), "scheduler", "--port", "0", "--no-dashboard", "--scheduler-file", str(self.file)],
+            {"DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL": WORKER_TTL},
         )
         deadline = time.monotonic() + 120
         while not self.file.exists() and time.monotonic() < deadline:
@@ -61,6 +68,8 @@ class LocalCluster:
                     "--no-dashboard",
                     "--name",
                     name,
+                    "--preload",
+                    str(STALL_WATCH),
                 ],
                 env,
             )
@@ -87,6 +96,15 @@ class LocalCluster:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
             log.close()
+
+    def stalls(self) -> dict[str, str]:
+        """Per worker whose event loop stalled (see dask_stall_watch.py): the stacks written then."""
+        found = {}
+        for path in sorted(self.base.glob("*/stalls")):
+            text = path.read_text(errors="replace")
+            if text.strip():
+                found[path.parent.name] = text
+        return found
 
     def _logs(self, *names: str) -> str:
         return "\n".join((self.base / n / "log").read_text(errors="replace")[-3000:] for n in names)

@@ -440,3 +440,24 @@ def test_a_large_class_on_two_workers_is_graded_as_locally_with_feedback_on_the_
     assert any("unreadable-notebook" in why for why in summary.attention["rusak07"])
     # the submission's timestamp goes with the pages (nbgrader's release_feedback needs it)
     assert pages["benar07/positional-encoding/timestamp.txt"] == "2026-12-01 08:00:00.000000 UTC"
+
+
+def test_a_worker_whose_event_loop_stalls_leaves_its_stacks(tmp_path):
+    """The test cluster's stall watch (tests/dask_stall_watch.py) does what the large class relies on to
+    explain a stalled worker: a worker's loop held for longer than the watch allows leaves every
+    thread's stack, naming what held it; a loop that runs leaves nothing."""
+    cluster = LocalCluster(tmp_path / "cluster")
+    try:
+        cluster.add_workers("w1", env={"PE_TEST_STALL_SECONDS": "1.5"})
+        client = connect(cluster, 1)
+        try:
+            time.sleep(3)
+            assert cluster.stalls() == {}
+            hold_the_event_loop = lambda: time.sleep(4.0)  # noqa: E731 (a lambda travels by value)
+            client.run(hold_the_event_loop)
+        finally:
+            client.close()
+    finally:
+        cluster.close()
+    stalls = cluster.stalls()
+    assert list(stalls) == ["w1"] and "<lambda>" in stalls["w1"], stalls
