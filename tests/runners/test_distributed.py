@@ -175,16 +175,20 @@ def test_cluster_grades_exactly_as_local_workers(cluster, class_course, graded_l
     assert scores[("budi", "01_embedding", "test_embed")] == 0
     assert 0 < scores[("citra", "02_sinusoidal", "test_positional_encoding")] < 3
     assert any("unreadable-notebook" in why for why in summary.attention["eko"])
-    # the workers kept nothing: their temporary directories hold only Dask's own scratch space
+    # the workers kept nothing: their temporary directories hold only Dask's own scratch space (and the
+    # test cluster's log and stall record)
     for name in ("w1", "w2"):
-        left = {p.name for p in (cluster.base / name).iterdir()} - {"log", "dask-scratch-space"}
+        left = {p.name for p in (cluster.base / name).iterdir()} - {"log", "stalls", "dask-scratch-space"}
         assert not left, f"{name} left {left}"
     # and the resumability state works as locally: a second run skips everyone
     client = connect(cluster, 2)
     try:
         again = grade_round(class_course.course, DaskRunner(client))
+        # before Python 3.12, the round stopped the workers' task profiler (it can deadlock CPython)
+        profiling = client.run(lambda dask_worker: dask_worker.periodic_callbacks["profile"].is_running())
     finally:
         client.close()
+    assert list(profiling.values()) == [sys.version_info >= (3, 12)] * 2, profiling
     assert again.graded == [] and sorted(again.skipped) == sorted(CLASS)
 
 

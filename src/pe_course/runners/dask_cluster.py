@@ -32,7 +32,14 @@ from ..course import Course
 from ..round.runner import Runner, Task
 from ..round.task import FeedbackTask, GradeOutcome, GradeTask
 from .bundle import course_bundle, submission_archive, untar
-from .dask_worker import RemoteResult, forget_bundle, grade_remote, package_digest, the_bundle
+from .dask_worker import (
+    RemoteResult,
+    forget_bundle,
+    grade_remote,
+    package_digest,
+    stop_task_profiler,
+    the_bundle,
+)
 from .local import WorkerPool
 
 CONNECT_TIMEOUT = 15  # seconds to reach the scheduler before giving up
@@ -152,6 +159,8 @@ class DaskRunner(Runner):
             hashlib.sha256(bundle).hexdigest(),
             package_digest(),
         )
+        with contextlib.suppress(Exception):  # a worker gone meanwhile; each task asks again
+            self.client.run(stop_task_profiler)
         key = f"{_BUNDLE_KEY}-{self._digest[:16]}-{self.run}"
         self._bundle = self.client.submit(the_bundle, bundle, key=key, pure=False)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -73,6 +74,7 @@ def grade_remote(
     import warnings
 
     warnings.filterwarnings("ignore", module="nbformat")  # students' notebooks often lack cell ids
+    _stop_task_profiler()  # a worker that joined or restarted since the round began
     worker = _worker_name()
     with _LOCK:
         started = time.monotonic()
@@ -169,6 +171,38 @@ def _drop_forgotten() -> None:
         folder = _BUNDLES.pop(digest, None)
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def stop_task_profiler() -> None:
+    """Run by ``client.run`` on each worker's event loop when a round opens (see
+    :func:`_stop_task_profiler`); ``grade_remote`` asks again, for workers that join later."""
+    _stop_task_profiler(on_loop=True)
+
+
+def _stop_task_profiler(on_loop: bool = False) -> None:
+    """Stop the worker's statistical profiler of running tasks, before Python 3.12.
+
+    Every 10 ms it samples the task's thread with ``sys._current_frames()``, which can deadlock CPython
+    3.11 and older for good (the garbage collector runs while the runtime's thread list is locked:
+    CPython gh-106883, dask/distributed#8616; Dask turned off only its event-loop profiler on 3.11). The
+    worker then sends no heartbeat and holds its students until the scheduler restarts it (after five
+    minutes by default): seen in this project's tests, a class waiting 537 s for one worker. The profiler
+    only feeds the dashboard's profile page."""
+    if sys.version_info >= (3, 12):
+        return
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return
+    for name in ("profile", "profile-cycle"):
+        callback = worker.periodic_callbacks.get(name)
+        if callback is not None and callback.is_running():
+            if on_loop:
+                callback.stop()
+            else:  # from the task's thread: tornado's loop takes callbacks from other threads
+                worker.loop.add_callback(callback.stop)
 
 
 def _worker_name() -> str:
