@@ -180,6 +180,21 @@ class Hub:
     def tail(self, chars: int = 4000) -> str:
         return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else ""
 
+    def _running(self) -> list[str]:
+        """The users' processes still running: not a zombie (ended, its parent not yet told; one whose
+        parent ended waits for an init that reaps it, which a container's may never do)."""
+        left = []
+        for user in self.users:
+            found = subprocess.run(
+                ["ps", "-u", user, "-o", "stat=,pid=,args="], capture_output=True, text=True
+            )
+            left += [
+                f"{user}: {line.strip()}"
+                for line in found.stdout.splitlines()
+                if line.strip() and not line.strip().startswith("Z")
+            ]
+        return left
+
     def stop(self) -> list[str]:
         """Stop the hub (it stops the proxy, the service and every user's server), then kill what is
         left of the users' processes; returns what was found left."""
@@ -191,10 +206,10 @@ class Hub:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(timeout=10)
-        left = []
+        deadline = time.monotonic() + 10  # a server's last children may take a moment to end
+        while (left := self._running()) and time.monotonic() < deadline:
+            time.sleep(0.2)
         for user in self.users:
-            found = subprocess.run(["ps", "-u", user, "-o", "pid=,args="], capture_output=True, text=True)
-            left += [f"{user}: {line.strip()}" for line in found.stdout.splitlines() if line.strip()]
             subprocess.run(["pkill", "-KILL", "-u", user], capture_output=True)
         pid_file = self.root / "proxy.pid"
         if pid_file.exists():
