@@ -123,15 +123,6 @@ ONE_WORKER_MODULES = {
 # the other worker's tests (2026-12-05), and is back since `lab.save` presses Ctrl-S again while the tab
 # stays dirty: alone, it left one of the two cores idle for its four minutes.
 GROUPED_WITH: dict[str, str] = {"test_hub": "test_shared_server"}
-# Run by themselves, after the parallel tests (the README's second pytest, `-m alone`): tests that watch the
-# whole machine's memory (what another worker uses would count as theirs). The browser round
-# (tests/browser/test_round.py) ran alone too until 2026-12-05; its waits are for events, and it passes
-# beside three busy loops at load 10 (bench/README.md): now a group of the parallel phase.
-ALONE_MODULES: set[str] = set()
-ALONE_TESTS = {
-    "test_memory_spread_over_processes_is_bounded_for_the_group",
-    "test_two_hostile_submissions_graded_at_once_stay_in_their_groups",
-}
 # Started first, so that the longest runs do not begin when the other worker is nearly done (their
 # lengths are in the slowest-durations list the README's command prints).
 LONGEST_FIRST = (
@@ -157,8 +148,6 @@ def pytest_collection_modifyitems(config, items):
         module = _module(item)
         if module in SLOW_MODULES or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-        if module in ALONE_MODULES or getattr(item, "originalname", item.name) in ALONE_TESTS:
-            item.add_marker(pytest.mark.alone)
         if (
             module in ONE_WORKER_MODULES | GROUPED_WITH.keys()
             and item.get_closest_marker("xdist_group") is None

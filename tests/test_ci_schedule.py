@@ -42,12 +42,12 @@ def test_a_group_runs_on_one_worker_and_the_longest_runs_start_first(tmp_path):
         "tests/build/test_self_validation.py",
         "tests/sandbox/test_hostile.py",
         "tests/e2e/test_demo.py",
-        "tests/browser/test_round.py",  # the browser round: a group of the parallel phase, not `alone`
+        "tests/browser/test_round.py",  # the browser round: a group of the parallel phase
         "tests/e2e/test_shared_server.py",
         "tests/browser/test_hub.py",  # the JupyterHub round: in the shared server's group (the same users)
     ]
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-m", "not alone", "-q"]
+        [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-q"]
         + ["-p", "pe_course_probe", "-p", "no:cacheprovider", *modules],
         cwd=REPO,
         env={

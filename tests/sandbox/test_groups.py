@@ -1,8 +1,8 @@
 """One submission, one bounded group: memory, processes, CPU and scratch files limited for the whole
 sandboxed run, whoever grades (root included), with the figures in the record and the attention list.
 
-Real control groups, real sandboxes (bubblewrap and the fallback), real processes; the machine's own
-memory and process counts are read from /proc while the hostile code runs.
+Real control groups, real sandboxes (bubblewrap and the fallback), real processes; the memory and number of
+the test's own processes are read from /proc while the hostile code runs.
 """
 
 from __future__ import annotations
@@ -89,30 +89,49 @@ def honest(x):
 '''
 
 
-class MachineWatch:
-    """Samples the machine's memory in use and process count while a test runs."""
+class TreeWatch:
+    """Samples the memory (proportional set size) and the number of this test's processes — every
+    descendant of this one — while hostile code runs. A group's processes cannot leave the tree: in
+    bubblewrap an orphan goes to the sandbox's own init, and the fallback's run forks no daemons here. What
+    other tests beside this one use (pytest-xdist's other worker) does not count, as it would in the
+    machine's figures."""
 
     def __init__(self) -> None:
-        self.base_memory, self.base_procs = self._memory(), self._procs()
+        self._mine: set[int] = {os.getpid()}
+        self._seen: set[int] = set()
+        self.base_memory, self.base_procs = self._sample()
         self.peak_memory, self.peak_procs = self.base_memory, self.base_procs
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    @staticmethod
-    def _memory() -> int:
-        info = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
-        return (int(info["MemTotal"].split()[0]) - int(info["MemAvailable"].split()[0])) * 1024
-
-    @staticmethod
-    def _procs() -> int:
-        return sum(1 for p in Path("/proc").iterdir() if p.name.isdigit())
+    def _sample(self) -> tuple[int, int]:
+        live = {int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()}
+        for pid in sorted(live - self._seen):  # a parent's pid is usually the smaller
+            self._seen.add(pid)
+            try:
+                parent = int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if parent in self._mine:
+                self._mine.add(pid)
+        self._mine &= live | {os.getpid()}
+        self._seen &= live
+        memory = 0
+        for pid in self._mine - {os.getpid()}:
+            try:
+                for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                    if line.startswith("Pss:"):
+                        memory += int(line.split()[1]) * 1024
+            except (OSError, ValueError):
+                continue
+        return memory, len(self._mine) - 1
 
     def _run(self) -> None:
         while not self._stop.wait(0.02):
-            self.peak_memory = max(self.peak_memory, self._memory())
-            self.peak_procs = max(self.peak_procs, self._procs())
+            memory, procs = self._sample()
+            self.peak_memory, self.peak_procs = max(self.peak_memory, memory), max(self.peak_procs, procs)
 
-    def __enter__(self) -> MachineWatch:
+    def __enter__(self) -> TreeWatch:
         self._thread.start()
         return self
 
@@ -123,7 +142,7 @@ class MachineWatch:
 
 def run(use_bwrap: bool, fn: str, arg: int, limits: Limits = SMALL):
     with (
-        MachineWatch() as machine,
+        TreeWatch() as machine,
         StudentProcess([HOSTILE], [fn, "honest"], Sandbox(limits, use_bwrap=use_bwrap)) as sp,
     ):
         out = sp.call(fn, arg)
@@ -140,6 +159,40 @@ def test_memory_spread_over_processes_is_bounded_for_the_group(use_bwrap):
         "the group limit did not hold"
     )
     assert after.kind == "value" and after.value == 2, "the next call runs in a fresh worker"
+
+
+SPREAD_BRIEFLY = """
+def spread_briefly(n):
+    kids = []
+    for _ in range(n):
+        pid = os.fork()
+        if pid == 0:
+            block = bytearray(300 << 20)
+            for i in range(0, len(block), 4096):
+                block[i] = 1
+            time.sleep(2)
+            os._exit(0)
+        kids.append(pid)
+    for pid in kids:
+        os.waitpid(pid, 0)
+    return n
+"""
+
+
+@requires_bwrap
+def test_the_watch_sees_memory_that_no_group_bounds():
+    """The witness of the test above can fail: without a resource group (per-process limits only), four
+    processes of 300 MiB are seen together."""
+    with (
+        TreeWatch() as machine,
+        StudentProcess(
+            [HOSTILE + SPREAD_BRIEFLY], ["spread_briefly"], Sandbox(SMALL, use_groups=False)
+        ) as sp,
+    ):
+        out = sp.call("spread_briefly", 4)
+    assert out.kind == "value" and out.value == 4, out
+    assert machine.peak_memory - machine.base_memory > 4 * 300 * MiB * 0.9
+    assert machine.peak_procs - machine.base_procs >= 4
 
 
 @pytest.mark.parametrize("use_bwrap", MODES)
@@ -260,7 +313,7 @@ def test_two_hostile_submissions_graded_at_once_stay_in_their_groups(course_copy
             },
         )
     course_copy.submit("honest", {"01_embedding": reference_nb("01_embedding")})
-    with MachineWatch() as machine:
+    with TreeWatch() as machine:
         summary = grade_round(course_copy.course, LocalRunner(2))
     assert sorted(summary.graded) == ["forker", "hog", "honest"]
     assert machine.peak_memory - machine.base_memory < 2 * 768 * MiB + 1024 * MiB  # two groups + the graders
