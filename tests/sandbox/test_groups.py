@@ -43,7 +43,7 @@ MODES = [pytest.param(True, id="bwrap", marks=requires_bwrap), pytest.param(Fals
 HOSTILE = '''
 import os, threading, time, subprocess
 
-def spread_memory(n):
+def spread_memory(n, hold=30):
     """n processes that each touch 300 MiB: each under every per-process limit, together over the group's."""
     kids = []
     for _ in range(n):
@@ -52,7 +52,7 @@ def spread_memory(n):
             block = bytearray(300 << 20)
             for i in range(0, len(block), 4096):
                 block[i] = 1
-            time.sleep(30)
+            time.sleep(hold)
             os._exit(0)
         kids.append(pid)
     for pid in kids:
@@ -161,35 +161,15 @@ def test_memory_spread_over_processes_is_bounded_for_the_group(use_bwrap):
     assert after.kind == "value" and after.value == 2, "the next call runs in a fresh worker"
 
 
-SPREAD_BRIEFLY = """
-def spread_briefly(n):
-    kids = []
-    for _ in range(n):
-        pid = os.fork()
-        if pid == 0:
-            block = bytearray(300 << 20)
-            for i in range(0, len(block), 4096):
-                block[i] = 1
-            time.sleep(2)
-            os._exit(0)
-        kids.append(pid)
-    for pid in kids:
-        os.waitpid(pid, 0)
-    return n
-"""
-
-
 @requires_bwrap
 def test_the_watch_sees_memory_that_no_group_bounds():
     """The witness of the test above can fail: without a resource group (per-process limits only), four
     processes of 300 MiB are seen together."""
     with (
         TreeWatch() as machine,
-        StudentProcess(
-            [HOSTILE + SPREAD_BRIEFLY], ["spread_briefly"], Sandbox(SMALL, use_groups=False)
-        ) as sp,
+        StudentProcess([HOSTILE], ["spread_memory"], Sandbox(SMALL, use_groups=False)) as sp,
     ):
-        out = sp.call("spread_briefly", 4)
+        out = sp.call("spread_memory", 4, 2)
     assert out.kind == "value" and out.value == 4, out
     assert machine.peak_memory - machine.base_memory > 4 * 300 * MiB * 0.9
     assert machine.peak_procs - machine.base_procs >= 4
