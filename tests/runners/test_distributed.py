@@ -465,3 +465,23 @@ def test_a_worker_whose_event_loop_stalls_leaves_its_stacks(tmp_path):
         cluster.close()
     stalls = cluster.stalls()
     assert list(stalls) == ["w1"] and "<lambda>" in stalls["w1"], stalls
+
+
+def test_a_round_stops_the_workers_task_profiler_before_its_first_task(tmp_path):
+    """What DaskRunner.open runs on every worker before any task (Python 3.11 and older: the task
+    profiler can deadlock a worker, see dask_worker._stop_task_profiler); later Pythons keep it."""
+    from pe_course.runners.dask_worker import stop_task_profiler
+
+    cluster = LocalCluster(tmp_path / "cluster")
+    try:
+        cluster.add_workers("w1")
+        client = connect(cluster, 1)
+        try:
+            running = lambda dask_worker: dask_worker.periodic_callbacks["profile"].is_running()  # noqa: E731
+            assert list(client.run(running).values()) == [True]
+            client.run(stop_task_profiler)
+            assert list(client.run(running).values()) == [sys.version_info >= (3, 12)]
+        finally:
+            client.close()
+    finally:
+        cluster.close()

@@ -19,6 +19,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..course.versions import tree_digest
 from ..round.task import GradeOutcome, GradeTask, grade_one
@@ -173,13 +174,14 @@ def _drop_forgotten() -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def stop_task_profiler() -> None:
-    """Run by ``client.run`` on each worker's event loop when a round opens (see
-    :func:`_stop_task_profiler`); ``grade_remote`` asks again, for workers that join later."""
-    _stop_task_profiler(on_loop=True)
+def stop_task_profiler(dask_worker: Any) -> None:
+    """Run by ``client.run`` on each worker's event loop when a round opens (Dask passes the worker as
+    ``dask_worker``); ``grade_remote`` asks again, for workers that join or restart later. See
+    :func:`_stop_task_profiler`."""
+    _stop_task_profiler(dask_worker, on_loop=True)
 
 
-def _stop_task_profiler(on_loop: bool = False) -> None:
+def _stop_task_profiler(worker: Any = None, on_loop: bool = False) -> None:
     """Stop the worker's statistical profiler of running tasks, before Python 3.12.
 
     Every 10 ms it samples the task's thread with ``sys._current_frames()``, which can deadlock CPython
@@ -187,15 +189,16 @@ def _stop_task_profiler(on_loop: bool = False) -> None:
     CPython gh-106883, dask/distributed#8616; Dask turned off only its event-loop profiler on 3.11). The
     worker then sends no heartbeat and holds its students until the scheduler restarts it (after five
     minutes by default): seen in this project's tests, a class waiting 537 s for one worker. The profiler
-    only feeds the dashboard's profile page."""
+    only feeds the dashboard's profile page. Without ``worker``: the worker running this task."""
     if sys.version_info >= (3, 12):
         return
-    try:
-        from distributed import get_worker
+    if worker is None:
+        try:
+            from distributed import get_worker
 
-        worker = get_worker()
-    except (ImportError, ValueError):
-        return
+            worker = get_worker()
+        except (ImportError, ValueError):
+            return
     for name in ("profile", "profile-cycle"):
         callback = worker.periodic_callbacks.get(name)
         if callback is not None and callback.is_running():
