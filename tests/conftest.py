@@ -400,10 +400,8 @@ def cluster(tmp_path):
     finally:
         started.close()
         sweep_left_behind()  # the sandboxes of a worker killed outright
-        for (
-            worker,
-            stacks,
-        ) in started.stalls().items():  # a fault, but Dask recovers from it: said, not failed
+        # a stalled worker is a fault, but Dask recovers from it: said, not failed
+        for worker, stacks in started.stalls().items():
             warnings.warn(
                 f"Dask worker {worker}'s event loop stalled for {STALL_SECONDS} s or more; its threads "
                 f"then:\n{stacks[:6000]}",

@@ -25,7 +25,6 @@ def dask_setup(worker) -> None:
         faulthandler.dump_traceback_later(seconds, file=out)
 
     rearm()
-    worker._pe_stall_watch = PeriodicCallback(
-        rearm, 500 if seconds < 5 else 2000
-    )  # kept with the worker, started on its loop
+    # kept with the worker, started on its loop
+    worker._pe_stall_watch = PeriodicCallback(rearm, 500 if seconds < 5 else 2000)
     worker._pe_stall_watch.start()
