@@ -199,6 +199,10 @@ class Hub:
         """Stop the hub (it stops the proxy, the service and every user's server), then kill what is
         left of the users' processes; returns what was found left."""
         if self.proc is not None and self.proc.poll() is None:
+            # The staff service's server is stopped first, as an administrator would: JupyterHub stops a
+            # service with SIGINT and sends SIGTERM only 30 s later (a service's spawner takes no
+            # configuration), and that server went on after the SIGINT (seen: 32 s of every teardown).
+            subprocess.run(["pkill", "-TERM", "-u", self.instructor, "-f", "jupyterhub-singleuser"])
             # JupyterHub's cleanup_servers (default) stops the users' servers and its service on SIGTERM
             self.proc.send_signal(signal.SIGTERM)
             try:

@@ -43,8 +43,10 @@ MODES = [pytest.param(True, id="bwrap", marks=requires_bwrap), pytest.param(Fals
 HOSTILE = '''
 import os, threading, time, subprocess
 
-def spread_memory(n, hold=30):
-    """n processes that each touch 300 MiB: each under every per-process limit, together over the group's."""
+def spread_memory(n, hold=3):
+    """n processes that each touch 300 MiB and hold it: each under every per-process limit, together over
+    the group's. (Held 30 s, the survivors kept the test waiting for the 20 s call time-out; the group's
+    kills come as the second process fills its 300 MiB, well within 3 s.)"""
     kids = []
     for _ in range(n):
         pid = os.fork()
