@@ -100,7 +100,7 @@ SLOW_FIXTURES = {
 }
 
 
-# Under pytest-xdist (the README's `pytest -n 2 --dist loadgroup`) each test goes to whichever worker is
+# Under pytest-xdist (the README's `pytest -n 3 --dist loadgroup`) each test goes to whichever worker is
 # free, except the tests of these modules: they share module-scoped fixtures that take up to a minute and
 # a half to build (a graded class, a released course, unix users), so each module runs on one worker.
 # A test that shares a session fixture with another module says so with its own xdist_group mark.
@@ -123,7 +123,7 @@ ONE_WORKER_MODULES = {
 # the other worker's tests (2026-12-05), and is back since `lab.save` presses Ctrl-S again while the tab
 # stays dirty: alone, it left one of the two cores idle for its four minutes.
 GROUPED_WITH: dict[str, str] = {"test_hub": "test_shared_server"}
-# Started first, so that the longest runs do not begin when the other worker is nearly done (their
+# Started first, so that the longest runs do not begin when the other workers are nearly done (their
 # lengths are in the slowest-durations list the README's command prints).
 LONGEST_FIRST = (
     "test_shared_server",
@@ -154,7 +154,7 @@ def pytest_collection_modifyitems(config, items):
         ):
             item.add_marker(pytest.mark.xdist_group(GROUPED_WITH.get(module, module)))
     # the longest first; then the groups (a worker takes a group whole), and the single tests last, which
-    # fill in while the other worker ends its group; stable: file order kept within
+    # fill in while the other workers end their groups; stable: file order kept within
     rank = {module: i for i, module in enumerate(LONGEST_FIRST)}
     items.sort(
         key=lambda item: (
