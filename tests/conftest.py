@@ -132,7 +132,7 @@ LONGEST_FIRST = (
     "test_distributed",
     "test_docs",
     "test_batch",
-    "test_types",  # mypy, about 30 s of one core: not at the end, where it would hold the last worker
+    "test_types",  # mypy, 20-30 s of one core: not at the end, where it would hold the last worker
 )
 
 

@@ -1,6 +1,6 @@
 """Types: mypy on the package and the bench scripts, as ``pyproject.toml`` configures it (``mypy`` alone runs the
-same check). A test, so that under pytest-xdist it runs beside the others instead of before them: about
-30 s of one core on a fresh clone, while the other core waited."""
+same check). A test, so that under pytest-xdist it runs beside the others instead of before them: 20-30 s
+of one core on a fresh clone, while the other core waited."""
 
 from __future__ import annotations
 
