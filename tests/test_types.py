@@ -10,8 +10,6 @@ import sys
 import pytest
 from conftest import REPO
 
-pytest.importorskip("mypy")
-
 
 @pytest.mark.slow
 def test_mypy_finds_no_type_errors():
