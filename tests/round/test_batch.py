@@ -211,13 +211,12 @@ def test_killed_grading_process_resumes(course_copy):
         # directories and groups behind. Only theirs, by the pids in their names: the other xdist worker's
         # rounds run beside this one, and removing every new one (as this test did) took a live round's
         # scratch directory away (its notebook then failed with FileNotFoundError: test_robustness, beb17b6)
-        from pe_course.sandbox import groups as cgroups
-        from pe_course.sandbox import teardown
+        from pe_course.sandbox import groups, leftovers, teardown
 
         for pid in killed:
             for path in teardown.leftovers_of(pid):
                 shutil.rmtree(path, ignore_errors=True)
-            cgroups.remove_left_by(pid)
+            leftovers.remove_left_by(pid, groups.mechanism())
 
 
 def _session(sid: int) -> set[int]:

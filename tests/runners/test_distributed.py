@@ -32,6 +32,7 @@ from pe_course.round.grade import grade_round
 from pe_course.round.resume import GradeState
 from pe_course.runners.dask_cluster import DaskRunner
 from pe_course.runners.local import LocalRunner
+from pe_course.sandbox.leftovers import RECORD
 
 pytest.importorskip("distributed")
 pytestmark = [pytest.mark.slow, requires_bwrap]
@@ -176,9 +177,10 @@ def test_cluster_grades_exactly_as_local_workers(cluster, class_course, graded_l
     assert 0 < scores[("citra", "02_sinusoidal", "test_positional_encoding")] < 3
     assert any("unreadable-notebook" in why for why in summary.attention["eko"])
     # the workers kept nothing: their temporary directories hold only Dask's own scratch space (and the
-    # test cluster's log and stall record)
+    # test cluster's log and stall record, and the note of where the worker made groups: sandbox.leftovers)
     for name in ("w1", "w2"):
-        left = {p.name for p in (cluster.base / name).iterdir()} - {"log", "stalls", "dask-scratch-space"}
+        kept = {"log", "stalls", "dask-scratch-space", f"{RECORD}{os.geteuid()}"}
+        left = {p.name for p in (cluster.base / name).iterdir()} - kept
         assert not left, f"{name} left {left}"
     # and the resumability state works as locally: a second run skips everyone
     client = connect(cluster, 2)

@@ -340,7 +340,7 @@ def test_processes_left_running_by_the_cells_are_shown_and_ended():
 
 
 def test_groups_left_by_a_killed_grader_are_swept():
-    from pe_course.sandbox import groups as cgroups
+    from pe_course.sandbox.leftovers import Place, sweep_stale
 
     mech = mechanism()
     parent = next(iter(mech.parents.values()))
@@ -349,7 +349,7 @@ def test_groups_left_by_a_killed_grader_are_swept():
     fresh.mkdir()
     try:
         os.utime(stale, (time.time() - 3600, time.time() - 3600))
-        cgroups.sweep_stale(cgroups.Mechanism(mech.version, {"only": parent}))
+        sweep_stale(Place(mech.version, {"only": parent}))
         assert not stale.exists(), "an empty, old group is removed"
         assert fresh.exists(), "a group that may still be set up is kept"
     finally:
@@ -398,6 +398,90 @@ def test_what_a_grader_killed_outright_left_is_removed_and_a_running_graders_is_
         orphan.kill()
         zombie.wait()
         for path in reversed(made):
+            if path.exists():
+                path.rmdir()
+
+
+KILLED_GRADER = textwrap.dedent(
+    """
+    import subprocess, time
+    from pe_course.sandbox.groups import ResourceGroup, join, mechanism
+
+    group = ResourceGroup(mechanism(), memory=256 << 20, processes=16, cpu_seconds=600)
+    sandboxed = subprocess.Popen(["sleep", "300"], preexec_fn=lambda: join(group.procs_files))
+    print(sandboxed.pid, group.dirs["memory"], flush=True)
+    time.sleep(300)
+    """
+)
+
+
+def _running(pid: int) -> bool:
+    try:  # "pid (comm) S …": a zombie or a dead process does not run
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def test_groups_a_grader_killed_in_another_session_left_are_found_by_the_next(tmp_path):
+    """A grader makes its groups where it runs itself (cgroup v1: its own group, which differs between login
+    sessions; v2: its systemd scope), so one killed outright in one session leaves them where a grader in
+    another session makes none. The killed grader recorded the place in the temporary directory before its
+    first group; the next grader reads it there, ends the process left in the group and removes the group
+    (and forgets the place once it is gone)."""
+    import signal
+    import subprocess
+    import sys
+    import uuid
+
+    from pe_course.sandbox import leftovers
+    from pe_course.sandbox.groupfs import end_group
+    from pe_course.sandbox.groups import join
+    from pe_course.sandbox.scratch import sweep_left_behind
+
+    mech = mechanism()
+    if mech.version != 1:
+        pytest.skip("a session's group of its own is made here on cgroup v1 (v2 keeps processes in leaves)")
+    name = f"pe-test-session-{uuid.uuid4().hex[:8]}"
+    session = {key: parent / name for key, parent in mech.parents.items()}
+    tmp, elsewhere = tmp_path / "tmp", tmp_path / "elsewhere"
+    tmp.mkdir()
+    elsewhere.mkdir()
+    for path in session.values():
+        path.mkdir()
+    grader = subprocess.Popen(
+        [sys.executable, "-c", KILLED_GRADER],
+        env={**os.environ, "TMPDIR": str(tmp)},
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: join([str(path / "cgroup.procs") for path in session.values()]),
+    )
+    sandboxed = 0
+    try:
+        pid, group = grader.stdout.readline().split()
+        sandboxed = int(pid)
+        assert Path(group).parent == session["memory"], "the grader made its group in its session's group"
+        grader.kill()
+        grader.wait()
+        sweep_left_behind(str(elsewhere))  # a grader that has no record of the session's place
+        assert Path(group).exists() and _running(sandboxed)
+        sweep_left_behind(str(tmp))
+        deadline = time.monotonic() + 10
+        while _running(sandboxed) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(sandboxed), "the process left in the killed grader's group was ended"
+        assert not any((path / Path(group).name).exists() for path in session.values())
+        for path in session.values():
+            path.rmdir()
+        leftovers.places(mech, str(tmp))
+        assert not list((tmp / f"{leftovers.RECORD}{os.getuid()}").iterdir()), "a place gone is forgotten"
+    finally:
+        grader.kill()
+        grader.wait()
+        if sandboxed and _running(sandboxed):
+            os.kill(sandboxed, signal.SIGKILL)
+        for path in session.values():
+            for group_dir in path.glob("pe-sandbox-*"):
+                end_group(mech.version, {"only": group_dir})
             if path.exists():
                 path.rmdir()
 

@@ -29,7 +29,7 @@ from typing import Any
 from ..interruption import deferred
 from ..round.runner import Outcome, Runner, Task, failed
 from ..round.task import FeedbackTask, run_task
-from ..sandbox import groups, teardown
+from ..sandbox import groups, leftovers, teardown
 from ..sandbox.scratch import remove_tree
 
 IN_FLIGHT_PER_WORKER = 2
@@ -169,6 +169,6 @@ def stop_workers(pool: cf.ProcessPoolExecutor | None) -> None:
             if worker.pid is not None:
                 for path in teardown.leftovers_of(worker.pid):
                     remove_tree(path)
-                groups.remove_left_by(worker.pid)
+                leftovers.remove_left_by(worker.pid, groups.mechanism())
     if pool is not None:
         pool.shutdown(wait=True)

@@ -32,7 +32,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import delegation, teardown
+from . import delegation, leftovers, teardown
 from .groupfs import end_group, group_pids, kill_group, read_int, read_keyed, too_big
 from .usage import Usage
 
@@ -122,30 +122,6 @@ def mechanism() -> Mechanism | None:
     return _v2() or _v1()
 
 
-STALE_AFTER = 60.0  # seconds: a group is joined milliseconds after it is made
-
-
-def sweep_stale(mech: Mechanism | None = None, older_than: float = STALE_AFTER) -> int:
-    """Remove empty sandbox groups left by a grader that was killed outright (``kill -9``): they
-    hold no process and are older than any group still being set up. How many were removed."""
-    mech = mech or mechanism()
-    if mech is None:
-        return 0
-    removed, now = 0, time.time()
-    for parent in mech.parents.values():
-        for path in parent.glob("pe-sandbox-*"):
-            try:
-                if (
-                    now - path.stat().st_mtime >= older_than
-                    and not (path / "cgroup.procs").read_text().strip()
-                ):
-                    path.rmdir()
-                    removed += 1
-            except OSError:
-                continue  # in use, or removed meanwhile
-    return removed
-
-
 class ResourceGroup:
     """The control group of one sandboxed run (see the module docstring)."""
 
@@ -169,6 +145,7 @@ class ResourceGroup:
         self._stop = threading.Event()
         self._monitor: threading.Thread | None = None
         try:
+            leftovers.record_place(mech)  # before the group exists: if this grader is killed outright
             with teardown.creating():  # registered before its first directory exists
                 teardown.add(self, self.remove, teardown.GROUP)
                 for path in self.dirs.values():
@@ -308,18 +285,6 @@ class ResourceGroup:
         """Kill what is left and remove the group's directories (no waiting on the monitor: see teardown)."""
         end_group(self.mech.version, self.dirs)
         teardown.removed(self)
-
-
-def remove_left_by(pid: int, mech: Mechanism | None = None) -> int:
-    """Kill the processes of the groups the process ``pid`` made (it was killed outright, so it could
-    not) and remove those groups; how many."""
-    mech = mech or mechanism()
-    if mech is None:
-        return 0
-    names = {p.name for parent in mech.parents.values() for p in parent.glob(f"{teardown.PREFIX}{pid}-*")}
-    for name in names:
-        end_group(mech.version, {key: parent / name for key, parent in mech.parents.items()})
-    return len(names)
 
 
 def join(procs_files: list[str]) -> None:

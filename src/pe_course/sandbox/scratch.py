@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from . import groups, teardown
+from . import groups, leftovers, teardown
 
 
 def new_scratch() -> Path:
@@ -28,16 +28,12 @@ def new_scratch() -> Path:
 
 def sweep_left_behind(tmp: str | None = None) -> int:
     """Remove what graders that were killed outright (SIGKILL, a crash, the machine's OOM killer) left on
-    this machine: the groups of every maker that has ended, with any process still in them, the empty groups
-    older than any being set up, and this user's scratch directories whose maker has ended. What a running
-    grader made is never touched: its pid is in every name. How many scratch directories and groups."""
-    removed = groups.sweep_stale()
-    mech = groups.mechanism()
-    parents = mech.parents.values() if mech is not None else []
-    names = {p.name for parent in parents for p in parent.glob(f"{teardown.PREFIX}*")}
-    gone = {pid for n in names if (pid := teardown.maker_of(n)) is not None and teardown.maker_is_gone(n)}
-    for pid in gone:
-        removed += groups.remove_left_by(pid)
+    this machine: the groups of every maker that has ended, with any process still in them, wherever this
+    user's graders made them (another login session or systemd scope included: :mod:`.leftovers`), the
+    empty groups older than any being set up, and this user's scratch directories whose maker has ended.
+    What a running grader made is never touched: its pid is in every name. How many scratch directories
+    and groups."""
+    removed = leftovers.remove_left_behind(groups.mechanism(), tmp)
     for path in Path(tmp or tempfile.gettempdir()).glob(f"{teardown.PREFIX}*"):
         with contextlib.suppress(OSError):
             info = path.lstat()
