@@ -446,6 +446,9 @@ def test_a_large_class_on_two_workers_is_graded_as_locally_with_feedback_on_the_
     assert any("unreadable-notebook" in why for why in summary.attention["rusak07"])
     # the submission's timestamp goes with the pages (nbgrader's release_feedback needs it)
     assert pages["benar07/positional-encoding/timestamp.txt"] == "2026-12-01 08:00:00.000000 UTC"
+    # no warning in the workers' logs that is about Dask's threads rather than the graders (dask_worker.py)
+    for name in ("w1", "w2"):
+        assert "HypothesisDeprecationWarning" not in (cluster.base / name / "log").read_text(errors="replace")
 
 
 def test_a_worker_whose_event_loop_stalls_leaves_its_stacks(tmp_path):
