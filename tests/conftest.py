@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -39,6 +40,17 @@ GRADERS = COURSE.graders
 FUNCTIONS = tuple(fn for nb in NOTEBOOKS for fn in load_suite(GRADERS).notebooks.get(nb, []))
 # Its maximum score, as the catalogue reads it from the notebooks' nbgrader metadata (the README's table).
 TOTAL_POINTS = total_points(COURSE.source)
+
+
+def bash_blocks(page: Path) -> list[str]:
+    """The ```bash blocks of a Markdown page, in order."""
+    return re.findall(r"```bash\n(.*?)\n```", page.read_text(encoding="utf-8"), flags=re.S)
+
+
+def readme_test_command() -> str:
+    """The README's command that installs and runs the tests (what `.ci/run` runs)."""
+    return next(c for c in bash_blocks(REPO / "README.md") if "pytest" in c and "pip install" in c)
+
 
 requires_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap (bwrap) is not installed")
 

@@ -14,7 +14,7 @@ import textwrap
 from collections import defaultdict
 
 import pytest
-from conftest import REPO
+from conftest import REPO, readme_test_command
 
 pytestmark = pytest.mark.slow
 
@@ -37,7 +37,7 @@ BUILT_CLONE = (
 
 def _readme_workers() -> int:
     """The number of pytest-xdist workers the README's test command asks for."""
-    found = re.search(r"pytest -n (\d+) ", (REPO / "README.md").read_text(encoding="utf-8"))
+    found = re.search(r"pytest -n (\d+) ", readme_test_command())
     assert found, "the README's test command runs pytest -n N"
     return int(found.group(1))
 

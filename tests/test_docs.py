@@ -9,14 +9,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, TOTAL_POINTS
+from conftest import REPO, TOTAL_POINTS, bash_blocks
 
 DOCS = REPO / "docs"
 GUIDE = DOCS / "instructor-guide.md"
-
-
-def _bash_blocks(page: Path) -> list[str]:
-    return re.findall(r"```bash\n(.*?)\n```", page.read_text(encoding="utf-8"), flags=re.S)
 
 
 def _build(source: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -81,7 +77,7 @@ def _pe_course_commands() -> list[tuple[str, str]]:
     """Every `pe-course ...` command in a bash block of README.md or docs/, with its page."""
     found = []
     for page in [REPO / "README.md", *sorted(DOCS.glob("*.md"))]:
-        for block in _bash_blocks(page):
+        for block in bash_blocks(page):
             for line in block.splitlines():
                 for part in re.split(r"&&|;", line.split(" #")[0]):
                     if part.strip().startswith("pe-course "):
@@ -116,7 +112,7 @@ def test_the_guides_instructor_round_runs_as_written_on_a_fresh_copy(built_clone
     from pe_course.lms.intake import canvas_name, lms_zip
 
     text = GUIDE.read_text(encoding="utf-8")
-    block = next(c for c in _bash_blocks(GUIDE) if c.startswith("pe-course build"))
+    block = next(c for c in bash_blocks(GUIDE) if c.startswith("pe-course build"))
     lines = [line.split("#")[0].strip() for line in block.splitlines() if line.split("#")[0].strip()]
     assert [line.split()[1] for line in lines] == [
         "build",

@@ -4,18 +4,15 @@ The instructor's round and the documentation site are tested in tests/test_docs.
 
 from __future__ import annotations
 
-import re
-
-from conftest import REPO
+from conftest import REPO, bash_blocks, readme_test_command
 
 
 def _commands() -> list[str]:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    return re.findall(r"```bash\n(.*?)\n```", text, flags=re.S)
+    return bash_blocks(REPO / "README.md")
 
 
 def test_ci_runs_the_readme_test_command():
-    test_command = next(c for c in _commands() if "pytest" in c and "pip install" in c)
+    test_command = readme_test_command()
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert test_command.strip() in ci.splitlines(), "`.ci/run` must run the README's test command verbatim"
 
@@ -31,10 +28,9 @@ def test_readme_is_one_screen():
 
 
 def test_readme_round_is_the_instructor_guides():
-    guide = (REPO / "docs" / "instructor-guide.md").read_text(encoding="utf-8")
     ours = next(c for c in _commands() if c.startswith("pe-course build"))
     theirs = next(
-        c for c in re.findall(r"```bash\n(.*?)\n```", guide, flags=re.S) if c.startswith("pe-course build")
+        c for c in bash_blocks(REPO / "docs" / "instructor-guide.md") if c.startswith("pe-course build")
     )
     assert ours == theirs, (
         "README.md's grading round differs from docs/instructor-guide.md's (the one the tests run)"
@@ -42,6 +38,5 @@ def test_readme_round_is_the_instructor_guides():
 
 
 def test_getting_started_has_the_readmes_two_commands():
-    page = (REPO / "docs" / "getting-started.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```bash\n(.*?)\n```", page, flags=re.S)
+    blocks = bash_blocks(REPO / "docs" / "getting-started.md")
     assert [c for c in _commands() if "pip install" in c] == blocks
