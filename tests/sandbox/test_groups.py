@@ -427,7 +427,7 @@ def test_groups_a_grader_killed_in_another_session_left_are_found_by_the_next(tm
     sessions; v2: its systemd scope), so one killed outright in one session leaves them where a grader in
     another session makes none. The killed grader recorded the place in the temporary directory before its
     first group; the next grader reads it there, ends the process left in the group and removes the group
-    (and forgets the place once it is gone)."""
+    (and forgets the place once it is gone, and a note half-written by a grader killed meanwhile)."""
     import signal
     import subprocess
     import sys
@@ -462,6 +462,8 @@ def test_groups_a_grader_killed_in_another_session_left_are_found_by_the_next(tm
         assert Path(group).parent == session["memory"], "the grader made its group in its session's group"
         grader.kill()
         grader.wait()
+        notes = tmp / f"{leftovers.RECORD}{os.getuid()}"
+        (notes / f".{Path(group).name}.{grader.pid}").write_text("{")  # as if killed while writing a note
         sweep_left_behind(str(elsewhere))  # a grader that has no record of the session's place
         assert Path(group).exists() and _running(sandboxed)
         sweep_left_behind(str(tmp))
@@ -473,7 +475,7 @@ def test_groups_a_grader_killed_in_another_session_left_are_found_by_the_next(tm
         for path in session.values():
             path.rmdir()
         leftovers.places(mech, str(tmp))
-        assert not list((tmp / f"{leftovers.RECORD}{os.getuid()}").iterdir()), "a place gone is forgotten"
+        assert not list(notes.iterdir()), "a place gone is forgotten, and a note half-made by a killed writer"
     finally:
         grader.kill()
         grader.wait()

@@ -4,9 +4,10 @@ found wherever this user's graders made them, their processes ended, the groups 
 A grader makes its groups where it runs itself (:func:`.groups.mechanism`): in cgroup v1 its own group,
 which differs between login sessions; in v2 its ``systemd-run`` scope. So one killed in one session leaves
 its groups where a grader in another session makes none. Before its first group, every grader notes the
-place in ``<temporary directory>/pe-course-groups-<uid>/`` (:func:`record_place`), which goes at a reboot
-as the groups do; the next grader looks in every place noted there (:func:`places`). A running grader's
-groups stay: its pid is in their names (:func:`.teardown.maker_is_gone`).
+place in ``<temporary directory>/pe-course-groups-<uid>/`` (:func:`record_place`); the next grader looks in
+every place noted there (:func:`places`) and drops the notes of places gone (all of them after a reboot,
+which ends every group). A running grader's groups stay: its pid is in their names
+(:func:`.teardown.maker_is_gone`).
 """
 
 from __future__ import annotations
@@ -79,11 +80,15 @@ def places(own: Where | None, tmp: str | None = None) -> list[Place]:
     found = [Place(own.version, own.parents)] if own is not None else []
     folder = _record_dir(tmp)
     for record in sorted(folder.iterdir()) if folder is not None else []:
+        if record.name.startswith("."):  # a note being written, by the pid its name ends with
+            if teardown.maker_is_gone(f"{teardown.PREFIX}{record.suffix.lstrip('.')}-"):
+                record.unlink(missing_ok=True)  # its writer was killed before it could rename it
+            continue
         try:
             data = json.loads(record.read_text())
             place = Place(int(data["version"]), {k: Path(v) for k, v in data["parents"].items()})
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            continue  # being written (a dot file), or not a note
+            continue  # not a note
         if not all(parent.is_dir() for parent in place.parents.values()):
             record.unlink(missing_ok=True)
         elif all(place.parents != known.parents for known in found):
