@@ -423,9 +423,9 @@ def _running(pid: int) -> bool:
 
 
 def test_groups_a_grader_killed_in_another_session_left_are_found_by_the_next(tmp_path):
-    """A grader makes its groups where it runs itself (cgroup v1: its own group, which differs between login
-    sessions; v2: its systemd scope), so one killed outright in one session leaves them where a grader in
-    another session makes none. The killed grader recorded the place in the temporary directory before its
+    """A grader makes its groups where it runs itself (as root on cgroup v1: its own group, which differs
+    between login sessions), so one killed outright in one session leaves them where a grader in another
+    session makes none. The killed grader recorded the place in the temporary directory before its
     first group; the next grader reads it there, ends the process left in the group and removes the group
     (and forgets the place once it is gone, and a note half-written by a grader killed meanwhile)."""
     import signal

@@ -1,13 +1,14 @@
 """The resource groups of graders that were killed outright (SIGKILL, a crash, the machine's OOM killer):
 found wherever this user's graders made them, their processes ended, the groups removed.
 
-A grader makes its groups where it runs itself (:func:`.groups.mechanism`): in cgroup v1 its own group,
-which differs between login sessions; in v2 its ``systemd-run`` scope. So one killed in one session leaves
-its groups where a grader in another session makes none. Before its first group, every grader notes the
-place in ``<temporary directory>/pe-course-groups-<uid>/`` (:func:`record_place`); the next grader looks in
-every place noted there (:func:`places`) and drops the notes of places gone (all of them after a reboot,
-which ends every group). A running grader's groups stay: its pid is in their names
-(:func:`.teardown.maker_is_gone`).
+A grader makes its groups where it runs itself (:func:`.groups.mechanism`): as root on cgroup v1 in its own
+group, which differs between login sessions (on cgroup v2 in the nearest group, itself or above, that hands
+memory and pids to its children; in a subtree ``setup-groups`` delegated in ``pe-course/<user>``: usually
+the same for all of a user's graders). So one killed in one session leaves its groups where a grader in
+another session makes none. Before its first group, every grader notes the place in ``<temporary
+directory>/pe-course-groups-<uid>/`` (:func:`record_place`); the next grader looks in every place noted
+there (:func:`places`) and drops the notes of places gone (all of them after a reboot, which ends every
+group). A running grader's groups stay: its pid is in their names (:func:`.teardown.maker_is_gone`).
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def record_place(place: Where) -> None:
 
 def places(own: Where | None, tmp: str | None = None) -> list[Place]:
     """Where this user's graders may have left groups: ``own`` (this process's place) and every place noted
-    in ``tmp`` that still exists (the notes of places gone, such as a systemd scope that ended, are dropped)."""
+    in ``tmp`` that still exists (the notes of places gone, such as the group of a session that ended, are dropped)."""
     found = [Place(own.version, own.parents)] if own is not None else []
     folder = _record_dir(tmp)
     for record in sorted(folder.iterdir()) if folder is not None else []:

@@ -29,7 +29,7 @@ def new_scratch() -> Path:
 def sweep_left_behind(tmp: str | None = None) -> int:
     """Remove what graders that were killed outright (SIGKILL, a crash, the machine's OOM killer) left on
     this machine: the groups of every maker that has ended, with any process still in them, wherever this
-    user's graders made them (another login session or systemd scope included: :mod:`.leftovers`), the
+    user's graders made them (another login session's group included: :mod:`.leftovers`), the
     empty groups older than any being set up, and this user's scratch directories whose maker has ended.
     What a running grader made is never touched: its pid is in every name. How many scratch directories
     and groups."""
