@@ -488,6 +488,34 @@ def test_groups_a_grader_killed_in_another_session_left_are_found_by_the_next(tm
                 path.rmdir()
 
 
+def test_a_note_of_a_folder_outside_the_control_groups_is_not_followed(tmp_path):
+    """A note names where groups are; the sweep kills the pids in each left group's ``cgroup.procs``. In a
+    real group only the kernel writes that file, so a note of any other folder (planted by code that runs as
+    the grader's user, e.g. without bubblewrap) is dropped unread, and the process it names lives on."""
+    import json
+    import subprocess
+
+    from pe_course.sandbox import leftovers
+    from pe_course.sandbox.scratch import sweep_left_behind
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    victim = subprocess.Popen(["sleep", "300"])
+    try:
+        fake = tmp_path / "elsewhere" / f"pe-sandbox-{dead.pid}-planted"
+        fake.mkdir(parents=True)
+        (fake / "cgroup.procs").write_text(str(victim.pid))
+        notes = tmp_path / f"{leftovers.RECORD}{os.geteuid()}"
+        notes.mkdir(mode=0o700)
+        (notes / "planted").write_text(json.dumps({"version": 1, "parents": {"pids": str(fake.parent)}}))
+        sweep_left_behind(str(tmp_path))
+        assert victim.poll() is None, "the process a planted note named was not killed"
+        assert fake.exists() and not list(notes.iterdir())
+    finally:
+        victim.kill()
+        victim.wait()
+
+
 def test_a_process_joining_while_the_group_is_removed_is_ended_with_it():
     """A stop signal can end a run while the zygote's fork is on its way into the group: the kill finds the
     group empty and the fork joins after it. Seen in a full-suite run at load 5 (test_interruption, stopped

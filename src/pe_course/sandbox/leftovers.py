@@ -27,6 +27,7 @@ from . import teardown
 from .groupfs import end_group
 
 RECORD = "pe-course-groups-"  # <temporary directory>/pe-course-groups-<uid>/
+CGROUPS = Path("/sys/fs/cgroup")  # where every hierarchy groups.mechanism() uses is mounted
 STALE_AFTER = 60.0  # seconds: a group is joined milliseconds after it is made
 
 
@@ -77,7 +78,9 @@ def record_place(place: Where) -> None:
 
 def places(own: Where | None, tmp: str | None = None) -> list[Place]:
     """Where this user's graders may have left groups: ``own`` (this process's place) and every place noted
-    in ``tmp`` that still exists (the notes of places gone, such as the group of a session that ended, are dropped)."""
+    in ``tmp`` that still exists in the control-group file system. The notes of places gone (such as the
+    group of a session that ended) are dropped, and so is a note of a folder elsewhere: the sweep reads
+    pids from the ``cgroup.procs`` files it finds and kills them, which only the kernel may write."""
     found = [Place(own.version, own.parents)] if own is not None else []
     folder = _record_dir(tmp)
     for record in sorted(folder.iterdir()) if folder is not None else []:
@@ -90,11 +93,15 @@ def places(own: Where | None, tmp: str | None = None) -> list[Place]:
             place = Place(int(data["version"]), {k: Path(v) for k, v in data["parents"].items()})
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue  # not a note
-        if not all(parent.is_dir() for parent in place.parents.values()):
+        if not all(parent.is_dir() and _in_cgroupfs(parent) for parent in place.parents.values()):
             record.unlink(missing_ok=True)
         elif all(place.parents != known.parents for known in found):
             found.append(place)
     return found
+
+
+def _in_cgroupfs(path: Path) -> bool:
+    return path.resolve().is_relative_to(CGROUPS)
 
 
 def remove_left_behind(own: Where | None, tmp: str | None = None) -> int:
