@@ -85,7 +85,8 @@ def places(own: Where | None, tmp: str | None = None) -> list[Place]:
     folder = _record_dir(tmp)
     for record in sorted(folder.iterdir()) if folder is not None else []:
         if record.name.startswith("."):  # a note being written, by the pid its name ends with
-            if teardown.maker_is_gone(f"{teardown.PREFIX}{record.suffix.lstrip('.')}-"):
+            writer = record.suffix.lstrip(".")
+            if writer.isdigit() and teardown.process_is_gone(int(writer)):
                 record.unlink(missing_ok=True)  # its writer was killed before it could rename it
             continue
         try:

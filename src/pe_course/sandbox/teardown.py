@@ -119,11 +119,14 @@ def maker_of(name: str) -> int | None:
 
 
 def maker_is_gone(name: str) -> bool:
-    """Whether the process that made ``pe-sandbox-<pid>-…`` has ended: no such process, or a zombie not
-    reaped yet (a process still running, or another user's that this one may not signal, has not)."""
+    """Whether the process that made ``pe-sandbox-<pid>-…`` has ended (:func:`process_is_gone`)."""
     pid = maker_of(name)
-    if pid is None:
-        return False
+    return pid is not None and process_is_gone(pid)
+
+
+def process_is_gone(pid: int) -> bool:
+    """Whether the process ``pid`` has ended: no such process, or a zombie not reaped yet (a process still
+    running, or another user's that this one may not signal, has not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
